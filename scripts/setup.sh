@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything posgeo's build and tests need on a fresh machine (Rust, Node, Python
+# and gcc present), skipping whatever is already there at the right version.
+# Versions: see docs/TOOLCHAIN notes in README.md ("Toolchain").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+# wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock.
+WBG_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock)
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  log "installing Debian's chromium and chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+if ! command -v trunk >/dev/null || ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
+  log "installing trunk $TRUNK_VERSION (several minutes, once)"
+  CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+if ! command -v wasm-bindgen >/dev/null || ! wasm-bindgen --version 2>/dev/null | grep -q "$WBG_VERSION"; then
+  log "installing wasm-bindgen-cli $WBG_VERSION (a few minutes, once)"
+  # --locked fails here: a locked dependency version is missing from the registry.
+  CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install wasm-bindgen-cli --version "$WBG_VERSION" --force
+fi
+
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
+  log "installing npm devDependencies (binaryen, playwright-core)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+log "ready"

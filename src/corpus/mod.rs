@@ -1,0 +1,323 @@
+//! Stage 1 — **corpus input**: bytes → a list of sequences (SPEC §1 of the project docs,
+//! `docs/MATH.md`).
+//!
+//! * Plain text: one sequence per non-empty line; a trailing `\r` is dropped. A line is
+//!   "non-empty" when it holds at least one character after the `\r` is dropped.
+//! * CSV/TSV: one sequence per record, from a column chosen by header name or by 0-based
+//!   index; quoting is handled by the `csv` crate.
+//! * JSON Lines: one sequence per line, from a named string field.
+//! * Gzip-compressed input (magic bytes `1f 8b`) is decompressed first, whatever the format.
+//!
+//! Invalid UTF-8 is an error naming the line, unless `lossy` is set: then such lines are
+//! skipped and counted in [`Corpus::skipped_lines`].
+
+pub mod tokenize;
+
+use crate::error::{PosgeoError, Result};
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+
+/// How the sequences are laid out in the input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum InputFormat {
+    /// One sequence per non-empty line.
+    #[default]
+    Text,
+    /// Comma- or tab-separated values.
+    Csv {
+        /// Field delimiter (`b','` for CSV, `b'\t'` for TSV).
+        delimiter: u8,
+        /// Header name or 0-based index; `None` means "the only column".
+        column: Option<String>,
+        /// Whether the first record is a header row.
+        has_header: bool,
+    },
+    /// JSON Lines with a string field.
+    Jsonl {
+        /// The field holding the sequence text.
+        field: String,
+    },
+}
+
+/// A corpus: its sequences (untokenized) and what was skipped while reading it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Corpus {
+    /// One entry per sequence, in input order.
+    pub sequences: Vec<String>,
+    /// Lines skipped because they were not valid UTF-8 (only with `lossy`).
+    pub skipped_lines: usize,
+}
+
+impl Corpus {
+    /// A corpus from sequences already in memory.
+    pub fn from_sequences<I: IntoIterator<Item = S>, S: Into<String>>(seqs: I) -> Self {
+        Corpus { sequences: seqs.into_iter().map(Into::into).collect(), skipped_lines: 0 }
+    }
+
+    /// Plain text already decoded: one sequence per non-empty line.
+    pub fn from_text(text: &str) -> Self {
+        Corpus::from_sequences(text.split('\n').map(strip_cr).filter(|l| !l.is_empty()))
+    }
+
+    /// Reads a corpus from raw bytes (gzip is detected and decompressed).
+    pub fn read(bytes: &[u8], format: &InputFormat, lossy: bool) -> Result<Self> {
+        let decompressed;
+        let bytes = if is_gzip(bytes) {
+            decompressed = gunzip(bytes)?;
+            &decompressed[..]
+        } else {
+            bytes
+        };
+        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(PosgeoError::EmptyInput);
+        }
+        let corpus = match format {
+            InputFormat::Text => read_text(bytes, lossy)?,
+            InputFormat::Csv { delimiter, column, has_header } => {
+                read_csv(bytes, *delimiter, column.as_deref(), *has_header, lossy)?
+            }
+            InputFormat::Jsonl { field } => read_jsonl(bytes, field, lossy)?,
+        };
+        if corpus.sequences.is_empty() {
+            let why = if corpus.skipped_lines > 0 {
+                format!("all {} line(s) were skipped as invalid UTF-8", corpus.skipped_lines)
+            } else {
+                "every record is empty".to_string()
+            };
+            return Err(PosgeoError::NoSequences(why));
+        }
+        Ok(corpus)
+    }
+}
+
+fn strip_cr(line: &str) -> &str {
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// True when the bytes start with the gzip magic number.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b
+}
+
+fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .map_err(|e| PosgeoError::NoSequences(format!("the gzip stream is corrupt ({e})")))?;
+    Ok(out)
+}
+
+/// Splits bytes into lines (without `\n`), numbering them from 1.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let trimmed = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    trimmed.split(|&b| b == b'\n').enumerate().map(|(i, l)| (i + 1, l))
+}
+
+/// Decodes one line, or returns `None` (lossy) / an error naming the line.
+fn decode<'a>(line_no: usize, raw: &'a [u8], lossy: bool, skipped: &mut usize) -> Result<Option<&'a str>> {
+    match std::str::from_utf8(raw) {
+        Ok(s) => Ok(Some(strip_cr(s))),
+        Err(_) if lossy => {
+            *skipped += 1;
+            Ok(None)
+        }
+        Err(_) => Err(PosgeoError::InvalidUtf8 { line: line_no }),
+    }
+}
+
+fn read_text(bytes: &[u8], lossy: bool) -> Result<Corpus> {
+    let mut corpus = Corpus::default();
+    for (no, raw) in lines(bytes) {
+        if let Some(line) = decode(no, raw, lossy, &mut corpus.skipped_lines)? {
+            if !line.is_empty() {
+                corpus.sequences.push(line.to_string());
+            }
+        }
+    }
+    Ok(corpus)
+}
+
+fn read_jsonl(bytes: &[u8], field: &str, lossy: bool) -> Result<Corpus> {
+    let mut corpus = Corpus::default();
+    for (no, raw) in lines(bytes) {
+        let Some(line) = decode(no, raw, lossy, &mut corpus.skipped_lines)? else { continue };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+            PosgeoError::BadRecord { line: no, message: format!("not valid JSON ({e})") }
+        })?;
+        let text = match value.get(field) {
+            Some(serde_json::Value::String(s)) => s,
+            Some(other) => {
+                return Err(PosgeoError::BadRecord {
+                    line: no,
+                    message: format!("field {field:?} is not a string but {}", json_kind(other)),
+                })
+            }
+            None => {
+                return Err(PosgeoError::BadRecord {
+                    line: no,
+                    message: format!("the record has no field {field:?}"),
+                })
+            }
+        };
+        if !text.is_empty() {
+            corpus.sequences.push(text.clone());
+        }
+    }
+    Ok(corpus)
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// The header names of a CSV/TSV file (first record), for a column picker.
+pub fn csv_headers(bytes: &[u8], delimiter: u8) -> Result<Vec<String>> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut rec = csv::ByteRecord::new();
+    match rdr.read_byte_record(&mut rec) {
+        Ok(true) => Ok(rec.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect()),
+        Ok(false) => Err(PosgeoError::EmptyInput),
+        Err(e) => Err(PosgeoError::Csv(e.to_string())),
+    }
+}
+
+fn read_csv(
+    bytes: &[u8],
+    delimiter: u8,
+    column: Option<&str>,
+    has_header: bool,
+    lossy: bool,
+) -> Result<Corpus> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut records = rdr.byte_records();
+    let mut corpus = Corpus::default();
+    let first = match records.next() {
+        Some(r) => r.map_err(|e| PosgeoError::Csv(e.to_string()))?,
+        None => return Err(PosgeoError::EmptyInput),
+    };
+    let names: Vec<String> =
+        first.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect();
+    let available = || {
+        if has_header {
+            names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
+        } else {
+            format!("0..{} (no header row)", names.len())
+        }
+    };
+    let index = match column {
+        None if names.len() == 1 => 0,
+        None => {
+            return Err(PosgeoError::MissingColumn {
+                column: "(none chosen)".into(),
+                available: available(),
+            })
+        }
+        Some(c) => {
+            let by_name = if has_header { names.iter().position(|n| n == c) } else { None };
+            match by_name.or_else(|| c.parse::<usize>().ok().filter(|&i| i < names.len())) {
+                Some(i) => i,
+                None => {
+                    return Err(PosgeoError::MissingColumn {
+                        column: c.into(),
+                        available: available(),
+                    })
+                }
+            }
+        }
+    };
+    let push = |rec: &csv::ByteRecord, corpus: &mut Corpus| -> Result<()> {
+        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+        let raw = rec.get(index).unwrap_or(b"");
+        if let Some(text) = decode(line, raw, lossy, &mut corpus.skipped_lines)? {
+            if !text.is_empty() {
+                corpus.sequences.push(text.to_string());
+            }
+        }
+        Ok(())
+    };
+    if !has_header {
+        push(&first, &mut corpus)?;
+    }
+    for rec in records {
+        let rec = rec.map_err(|e| PosgeoError::Csv(e.to_string()))?;
+        push(&rec, &mut corpus)?;
+    }
+    Ok(corpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_lines_drop_cr_and_blank_lines() {
+        let c = Corpus::read(b"a b\r\n\n c\r\n", &InputFormat::Text, false).unwrap();
+        assert_eq!(c.sequences, vec!["a b", " c"]);
+    }
+
+    #[test]
+    fn invalid_utf8_names_line_or_is_skipped() {
+        let bytes = b"ok\n\xff\xfe bad\nfine\n";
+        let err = Corpus::read(bytes, &InputFormat::Text, false).unwrap_err();
+        assert_eq!(err, PosgeoError::InvalidUtf8 { line: 2 });
+        let c = Corpus::read(bytes, &InputFormat::Text, true).unwrap();
+        assert_eq!(c.sequences, vec!["ok", "fine"]);
+        assert_eq!(c.skipped_lines, 1);
+    }
+
+    #[test]
+    fn csv_by_name_index_and_quotes() {
+        let data = b"id,text\n1,\"hello, world\"\n2,\"say \"\"hi\"\"\"\n";
+        let f = |c: &str| InputFormat::Csv {
+            delimiter: b',',
+            column: Some(c.into()),
+            has_header: true,
+        };
+        let c = Corpus::read(data, &f("text"), false).unwrap();
+        assert_eq!(c.sequences, vec!["hello, world", "say \"hi\""]);
+        assert_eq!(Corpus::read(data, &f("1"), false).unwrap(), c);
+        let err = Corpus::read(data, &f("body"), false).unwrap_err();
+        assert!(matches!(err, PosgeoError::MissingColumn { .. }), "{err}");
+    }
+
+    #[test]
+    fn jsonl_field_errors_name_the_line() {
+        let f = InputFormat::Jsonl { field: "text".into() };
+        let c = Corpus::read(b"{\"text\":\"a b\"}\n\n{\"text\":\"c\"}\n", &f, false).unwrap();
+        assert_eq!(c.sequences, vec!["a b", "c"]);
+        let e = Corpus::read(b"{\"text\":\"a\"}\n{\"body\":1}\n", &f, false).unwrap_err();
+        assert!(matches!(e, PosgeoError::BadRecord { line: 2, .. }), "{e}");
+        let e = Corpus::read(b"{\"text\":\"a\"}\nnot json\n", &f, false).unwrap_err();
+        assert!(matches!(e, PosgeoError::BadRecord { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn gzip_is_transparent_and_empty_is_an_error() {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"x y\nz\n").unwrap();
+        let gz = enc.finish().unwrap();
+        let c = Corpus::read(&gz, &InputFormat::Text, false).unwrap();
+        assert_eq!(c.sequences, vec!["x y", "z"]);
+        assert_eq!(Corpus::read(b" \n\n", &InputFormat::Text, false), Err(PosgeoError::EmptyInput));
+    }
+}

@@ -1,0 +1,130 @@
+//! Sequences → tokens (SPEC §1).
+//!
+//! * `whitespace`: `str::split_whitespace`.
+//! * `words` (default): Unicode word boundaries, UAX #29 (`unicode_words`).
+//! * `chars`: every Unicode scalar value, spaces included.
+//!
+//! `lowercase` (default on for `whitespace` and `words`, off for `chars`) applies
+//! `str::to_lowercase` to each token. The optional begin marker prefixes every sequence
+//! with [`BOS`]. Only the first `limit` tokens of a sequence are produced, so a long
+//! document costs only what is used.
+//!
+//! Extension point: a WordPiece tokenizer (BERT `vocab.txt`, greedy longest match, `##`
+//! continuations, `[UNK]`) becomes a new [`TokenizerKind`] variant plus an arm in
+//! [`Tokenizer::for_each_token`]; nothing else in the pipeline depends on the tokenizer.
+
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The begin-of-sequence marker token.
+pub const BOS: &str = "<bos>";
+
+/// Which tokenizer splits a sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenizerKind {
+    /// `str::split_whitespace`.
+    Whitespace,
+    /// UAX #29 words.
+    #[default]
+    Words,
+    /// Unicode scalar values.
+    Chars,
+}
+
+impl TokenizerKind {
+    /// SPEC default for the lowercase switch.
+    pub fn lowercase_by_default(self) -> bool {
+        !matches!(self, TokenizerKind::Chars)
+    }
+
+    /// Parses a CLI/URL name.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "whitespace" => Some(Self::Whitespace),
+            "words" => Some(Self::Words),
+            "chars" => Some(Self::Chars),
+            _ => None,
+        }
+    }
+}
+
+/// A configured tokenizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tokenizer {
+    /// Splitting rule.
+    pub kind: TokenizerKind,
+    /// Lowercase each token.
+    pub lowercase: bool,
+    /// Prefix every sequence with [`BOS`].
+    pub bos: bool,
+}
+
+impl Tokenizer {
+    /// Calls `f` with each of the first `limit` tokens of `seq` (the marker included).
+    pub fn for_each_token(&self, seq: &str, limit: usize, mut f: impl FnMut(&str)) {
+        let mut left = limit;
+        if left == 0 {
+            return;
+        }
+        if self.bos {
+            f(BOS);
+            left -= 1;
+        }
+        let mut buf = String::new();
+        let mut emit = |tok: &str| {
+            if self.lowercase && tok.chars().any(|c| c.is_uppercase() || !c.is_ascii()) {
+                buf.clear();
+                buf.push_str(&tok.to_lowercase());
+                f(&buf);
+            } else {
+                f(tok);
+            }
+        };
+        match self.kind {
+            TokenizerKind::Whitespace => seq.split_whitespace().take(left).for_each(&mut emit),
+            TokenizerKind::Words => seq.unicode_words().take(left).for_each(&mut emit),
+            TokenizerKind::Chars => {
+                let mut tmp = [0u8; 4];
+                seq.chars().take(left).for_each(|c| emit(c.encode_utf8(&mut tmp)));
+            }
+        }
+    }
+
+    /// The first `limit` tokens of `seq`, owned (convenience for tests and small inputs).
+    pub fn tokens(&self, seq: &str, limit: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        self.for_each_token(seq, limit, |t| out.push(t.to_string()));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tk(kind: TokenizerKind, lowercase: bool, bos: bool) -> Tokenizer {
+        Tokenizer { kind, lowercase, bos }
+    }
+
+    #[test]
+    fn words_follow_uax29_and_lowercase() {
+        let t = tk(TokenizerKind::Words, true, false);
+        assert_eq!(t.tokens("The cat's hat, isn't it?", 100), ["the", "cat's", "hat", "isn't", "it"]);
+    }
+
+    #[test]
+    fn whitespace_keeps_punctuation() {
+        let t = tk(TokenizerKind::Whitespace, false, true);
+        assert_eq!(t.tokens("A  b,\tC", 100), ["<bos>", "A", "b,", "C"]);
+        assert_eq!(t.tokens("A  b,\tC", 2), ["<bos>", "A"]);
+    }
+
+    #[test]
+    fn chars_include_spaces_and_unicode() {
+        let t = tk(TokenizerKind::Chars, false, false);
+        assert_eq!(t.tokens("é a", 100), ["é", " ", "a"]);
+        let t = tk(TokenizerKind::Chars, true, false);
+        assert_eq!(t.tokens("ÉA", 100), ["é", "a"]);
+    }
+}

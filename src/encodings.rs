@@ -1,0 +1,393 @@
+//! Stage 5 — **the encodings compared** (SPEC §5 in `docs/MATH.md`). Each gives n position
+//! vectors p_0 … p_{n−1}; their Euclidean distances δ_ij = ‖p_i − p_j‖₂ are what the stress
+//! stage compares with the corpus metric D.
+//!
+//! | name | p_i | parameters |
+//! | --- | --- | --- |
+//! | `nope` | the same vector for every i (δ ≡ 0) | 0 |
+//! | `sinusoidal` | P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k), ω_k = base^(−2k/d) | 0 (fixed) |
+//! | `rope` | (cos iθ_k, sin iθ_k), k < h/2, θ_k = base^(−2k/h) | 0 (fixed) |
+//! | `alibi` | m·i (one dimension; δ_ij = m·\|i−j\|) | 0 (fixed slope) |
+//! | `random` | P[i,k] ~ N(0, σ²), ChaCha8 seeded | n·d |
+//! | `pmds` | X_d of classical MDS, d capped at r_τ | n·d |
+//! | `pmds_r` | X_r, r = r_E by default: the factorised low-rank form | r·(n+d) |
+//! | `smacof` | metric MDS from X_d (Guttman transform) minimising raw stress | n·d |
+//! | `learned` | rows 0..n−1 of a supplied matrix | n·d |
+//!
+//! "Parameters" counts the numbers a model would have to learn or store for the table:
+//! fixed formulas cost none; a table costs n·d with d the model dimension; the low-rank
+//! form costs r(n+d) (the paper's low-rank result).
+//!
+//! SMACOF (unit weights): X ← (1/n)·B(X)·X with B_ij = −D_ij/δ_ij (i ≠ j, δ_ij > 0, else 0)
+//! and B_ii = −Σ_{j≠i} B_ij; it stops when the relative decrease of Σ(δ−D)² falls below
+//! 1e-9, the stress reaches 0, or after 500 iterations.
+
+use crate::error::{PosgeoError, Result};
+use crate::mds::Spectrum;
+use crate::metric::DistanceMatrix;
+use faer::Mat;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Normal};
+use serde::{Deserialize, Serialize};
+
+/// Which encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum EncodingKind {
+    /// No positional signal.
+    Nope,
+    /// Vaswani et al.'s sinusoids.
+    Sinusoidal,
+    /// Rotary embedding of one head.
+    Rope,
+    /// ALiBi's linear bias as a 1-D configuration.
+    Alibi,
+    /// A random Gaussian table (a learned table at initialisation).
+    Random,
+    /// Classical MDS of the corpus metric.
+    Pmds,
+    /// Low-rank classical MDS.
+    PmdsR,
+    /// Metric MDS (SMACOF) refinement.
+    Smacof,
+    /// A user-supplied table.
+    Learned,
+}
+
+impl EncodingKind {
+    /// The built-in encodings, in report order.
+    pub const BUILT_IN: [EncodingKind; 8] = [
+        Self::Nope,
+        Self::Sinusoidal,
+        Self::Rope,
+        Self::Alibi,
+        Self::Random,
+        Self::Pmds,
+        Self::PmdsR,
+        Self::Smacof,
+    ];
+
+    /// The report name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Nope => "nope",
+            Self::Sinusoidal => "sinusoidal",
+            Self::Rope => "rope",
+            Self::Alibi => "alibi",
+            Self::Random => "random",
+            Self::Pmds => "pmds",
+            Self::PmdsR => "pmds_r",
+            Self::Smacof => "smacof",
+            Self::Learned => "learned",
+        }
+    }
+}
+
+/// Parameters of the encodings (SPEC defaults via [`Default`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EncodingParams {
+    /// Model dimension d (sinusoidal, random, pmds, smacof).
+    pub d: usize,
+    /// Frequency base (sinusoidal, rope).
+    pub base: f64,
+    /// RoPE head dimension h.
+    pub head_dim: usize,
+    /// ALiBi slope m.
+    pub slope: f64,
+    /// Standard deviation of `random`.
+    pub sigma: f64,
+    /// Seed of `random`.
+    pub seed: u64,
+    /// Rank of `pmds_r` (None → r_E).
+    pub rank: Option<usize>,
+}
+
+impl Default for EncodingParams {
+    fn default() -> Self {
+        EncodingParams { d: 768, base: 10000.0, head_dim: 64, slope: 0.5, sigma: 0.02, seed: 0, rank: None }
+    }
+}
+
+impl EncodingParams {
+    /// Checks ranges.
+    pub fn validate(&self) -> Result<()> {
+        if self.d == 0 {
+            return Err(PosgeoError::option("d", "must be at least 1"));
+        }
+        if !(self.base > 0.0 && self.base.is_finite()) {
+            return Err(PosgeoError::option("base", "must be a positive number"));
+        }
+        if self.head_dim < 2 || self.head_dim % 2 == 1 {
+            return Err(PosgeoError::option("head_dim", "must be an even number ≥ 2"));
+        }
+        if !(self.slope.is_finite() && self.slope > 0.0) {
+            return Err(PosgeoError::option("slope", "must be a positive number"));
+        }
+        if !(self.sigma.is_finite() && self.sigma > 0.0) {
+            return Err(PosgeoError::option("sigma", "must be a positive number"));
+        }
+        if self.rank == Some(0) {
+            return Err(PosgeoError::option("rank", "must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+/// n points in `dim` dimensions, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Points {
+    /// Number of points.
+    pub n: usize,
+    /// Coordinates per point.
+    pub dim: usize,
+    /// Row-major n×dim.
+    pub data: Vec<f64>,
+}
+
+impl Points {
+    /// From rows (all of the same length).
+    pub fn from_rows(rows: &[Vec<f64>]) -> Self {
+        let dim = rows.first().map_or(0, Vec::len);
+        Points { n: rows.len(), dim, data: rows.iter().flatten().copied().collect() }
+    }
+
+    /// Builds from a function of (i, k).
+    pub fn from_fn(n: usize, dim: usize, f: impl Fn(usize, usize) -> f64) -> Self {
+        Points { n, dim, data: (0..n * dim).map(|x| f(x / dim.max(1), x % dim.max(1))).collect() }
+    }
+
+    /// Row i.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// δ_ij = ‖p_i − p_j‖₂ for every pair. Uses the Gram identity
+    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM) and recomputes directly the pairs where
+    /// that subtraction would lose digits.
+    pub fn distances(&self) -> DistanceMatrix {
+        let (n, dim) = (self.n, self.dim);
+        if dim == 0 {
+            return DistanceMatrix::from_fn(n, |_, _| 0.0);
+        }
+        let m = Mat::from_fn(n, dim, |i, k| self.data[i * dim + k]);
+        let g = &m * m.transpose();
+        DistanceMatrix::from_fn(n, |i, j| {
+            let scale = g[(i, i)] + g[(j, j)];
+            let sq = scale - 2.0 * g[(i, j)];
+            if sq > 1e-4 * scale {
+                sq.sqrt()
+            } else {
+                self.row(i).iter().zip(self.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+            }
+        })
+    }
+}
+
+/// One encoding's configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Encoding {
+    /// Which encoding.
+    pub kind: EncodingKind,
+    /// The positions.
+    pub points: Points,
+    /// Numbers to learn or store (see the module table).
+    pub parameters: u64,
+    /// SMACOF iterations run (0 for the others).
+    pub iterations: usize,
+}
+
+/// Sinusoidal table, n×d.
+pub fn sinusoidal(n: usize, d: usize, base: f64) -> Points {
+    Points::from_fn(n, d, |i, c| {
+        let k = c / 2;
+        let w = base.powf(-2.0 * k as f64 / d as f64);
+        let a = i as f64 * w;
+        if c % 2 == 0 {
+            a.sin()
+        } else {
+            a.cos()
+        }
+    })
+}
+
+/// RoPE configuration of one head: (cos iθ_k, sin iθ_k), k < h/2.
+pub fn rope(n: usize, h: usize, base: f64) -> Points {
+    Points::from_fn(n, h, |i, c| {
+        let k = c / 2;
+        let t = base.powf(-2.0 * k as f64 / h as f64);
+        let a = i as f64 * t;
+        if c % 2 == 0 {
+            a.cos()
+        } else {
+            a.sin()
+        }
+    })
+}
+
+/// ALiBi as p_i = m·i.
+pub fn alibi(n: usize, m: f64) -> Points {
+    Points::from_fn(n, 1, |i, _| m * i as f64)
+}
+
+/// Gaussian table N(0, σ²), ChaCha8Rng seeded with `seed` (reproducible on every platform).
+pub fn random(n: usize, d: usize, sigma: f64, seed: u64) -> Result<Points> {
+    let normal = Normal::new(0.0, sigma).map_err(|e| PosgeoError::option("sigma", e.to_string()))?;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    Ok(Points { n, dim: d, data: (0..n * d).map(|_| normal.sample(&mut rng)).collect() })
+}
+
+/// Raw stress numerator Σ_{i<j} (δ_ij − D_ij)².
+fn raw_sum(delta: &DistanceMatrix, target: &DistanceMatrix) -> f64 {
+    let n = target.n();
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in i + 1..n {
+            let e = delta.get(i, j) - target.get(i, j);
+            s += e * e;
+        }
+    }
+    s
+}
+
+/// SMACOF from a start configuration; returns the configuration and the iterations run.
+pub fn smacof(start: &Points, target: &DistanceMatrix, max_iter: usize, tol: f64) -> (Points, usize) {
+    let (n, dim) = (start.n, start.dim);
+    let mut x = start.clone();
+    if dim == 0 || n < 2 {
+        return (x, 0);
+    }
+    let mut delta = x.distances();
+    let mut stress = raw_sum(&delta, target);
+    let floor = 1e-24 * target.upper().iter().map(|v| v * v).sum::<f64>();
+    let mut it = 0;
+    while it < max_iter && stress > floor {
+        let b = Mat::from_fn(n, n, |i, j| {
+            if i == j {
+                0.0
+            } else {
+                let dl = delta.get(i, j);
+                if dl > 0.0 {
+                    -target.get(i, j) / dl
+                } else {
+                    0.0
+                }
+            }
+        });
+        let mut b = b;
+        for i in 0..n {
+            let s: f64 = (0..n).map(|j| b[(i, j)]).sum();
+            b[(i, i)] = -s;
+        }
+        let xm = Mat::from_fn(n, dim, |i, k| x.data[i * dim + k]);
+        let next = &b * &xm;
+        x = Points::from_fn(n, dim, |i, k| next[(i, k)] / n as f64);
+        delta = x.distances();
+        let new_stress = raw_sum(&delta, target);
+        it += 1;
+        let change = (stress - new_stress) / stress;
+        stress = new_stress;
+        if change.abs() < tol {
+            break;
+        }
+    }
+    (x, it)
+}
+
+/// Builds a built-in encoding for n positions.
+pub fn build(
+    kind: EncodingKind,
+    n: usize,
+    params: &EncodingParams,
+    spectrum: &Spectrum,
+    pmds_dim: usize,
+    rank: usize,
+    target: &DistanceMatrix,
+) -> Result<Encoding> {
+    let table = (n * params.d) as u64;
+    let (points, parameters, iterations) = match kind {
+        EncodingKind::Nope => (Points { n, dim: 0, data: Vec::new() }, 0, 0),
+        EncodingKind::Sinusoidal => (sinusoidal(n, params.d, params.base), 0, 0),
+        EncodingKind::Rope => (rope(n, params.head_dim, params.base), 0, 0),
+        EncodingKind::Alibi => (alibi(n, params.slope), 0, 0),
+        EncodingKind::Random => (random(n, params.d, params.sigma, params.seed)?, table, 0),
+        EncodingKind::Pmds => (Points::from_rows(&spectrum.coordinates(pmds_dim)), table, 0),
+        EncodingKind::PmdsR => {
+            (Points::from_rows(&spectrum.coordinates(rank)), (rank * (n + params.d)) as u64, 0)
+        }
+        EncodingKind::Smacof => {
+            let start = Points::from_rows(&spectrum.coordinates(pmds_dim));
+            let (p, it) = smacof(&start, target, 500, 1e-9);
+            (p, table, it)
+        }
+        EncodingKind::Learned => {
+            return Err(PosgeoError::BadMatrix("use `learned` with a supplied matrix".into()))
+        }
+    };
+    Ok(Encoding { kind, points, parameters, iterations })
+}
+
+/// The `learned` encoding: rows 0..n−1 of a supplied table (row-major `rows × cols`).
+pub fn learned(n: usize, table: &[Vec<f64>]) -> Result<Encoding> {
+    if table.len() < n {
+        return Err(PosgeoError::BadMatrix(format!(
+            "the table has {} rows but the corpus has n = {n} positions",
+            table.len()
+        )));
+    }
+    let dim = table[0].len();
+    if dim == 0 || table[..n].iter().any(|r| r.len() != dim) {
+        return Err(PosgeoError::BadMatrix("rows must all have the same, non-zero length".into()));
+    }
+    if table[..n].iter().flatten().any(|v| !v.is_finite()) {
+        return Err(PosgeoError::BadMatrix("the table holds a NaN or infinite value".into()));
+    }
+    let points = Points::from_rows(&table[..n]);
+    Ok(Encoding { kind: EncodingKind::Learned, points, parameters: (n * dim) as u64, iterations: 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sinusoidal_rows_have_norm_sqrt_half_d() {
+        let p = sinusoidal(10, 16, 10000.0);
+        for i in 0..10 {
+            let norm2: f64 = p.row(i).iter().map(|v| v * v).sum();
+            assert!((norm2 - 8.0).abs() < 1e-12);
+        }
+        assert_eq!(p.row(0)[0], 0.0);
+        assert_eq!(p.row(0)[1], 1.0);
+    }
+
+    #[test]
+    fn gram_distances_match_direct_ones() {
+        let p = random(20, 7, 1.0, 3).unwrap();
+        let d = p.distances();
+        for i in 0..20 {
+            for j in 0..20 {
+                let direct: f64 =
+                    p.row(i).iter().zip(p.row(j)).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+                assert!((d.get(i, j) - direct).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn random_is_seeded() {
+        assert_eq!(random(3, 4, 0.02, 7).unwrap(), random(3, 4, 0.02, 7).unwrap());
+        assert_ne!(random(3, 4, 0.02, 7).unwrap(), random(3, 4, 0.02, 8).unwrap());
+    }
+
+    #[test]
+    fn smacof_never_increases_raw_stress() {
+        // A non-Euclidean target: SMACOF from a poor 1-D start must improve it.
+        let target = DistanceMatrix::from_fn(5, |i, j| 1.0 + ((i * 7 + j * 3) % 5) as f64 * 0.1);
+        let start = alibi(5, 0.3);
+        let before = raw_sum(&start.distances(), &target);
+        let (x, it) = smacof(&start, &target, 500, 1e-12);
+        let after = raw_sum(&x.distances(), &target);
+        assert!(it > 0 && after < before, "{after} !< {before}");
+    }
+}

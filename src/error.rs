@@ -1,0 +1,56 @@
+//! The one error type of posgeo. Every failure a user can cause (bad file, bad option,
+//! degenerate corpus) is a variant with a message that names the problem and, where there
+//! is one, the line number. Nothing in the library panics on user data.
+
+use thiserror::Error;
+
+/// Every error the engine reports.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PosgeoError {
+    /// The input is not valid UTF-8 (1-based line number).
+    #[error("line {line}: the input is not valid UTF-8 (use --lossy to skip such lines)")]
+    InvalidUtf8 { line: usize },
+    /// The input holds no bytes or only blank lines.
+    #[error("the input is empty")]
+    EmptyInput,
+    /// The input holds lines but no usable sequence (all empty after parsing).
+    #[error("the input has no usable sequence: {0}")]
+    NoSequences(String),
+    /// A CSV/TSV column that does not exist.
+    #[error("column {column:?} not found; the file's columns are: {available}")]
+    MissingColumn { column: String, available: String },
+    /// A JSON Lines record that cannot be used (1-based line number).
+    #[error("line {line}: {message}")]
+    BadRecord { line: usize, message: String },
+    /// A CSV/TSV parse error.
+    #[error("CSV/TSV parse error: {0}")]
+    Csv(String),
+    /// Options that leave fewer than 2 positions to compare.
+    #[error("only {n} position(s) have at least min_support = {min_support} sequences (max_len = {max_len}); at least 2 are needed. Lower --min-support or supply more or longer sequences")]
+    TooFewPositions { n: usize, min_support: usize, max_len: usize },
+    /// Every position has the same distribution, so every distance is zero.
+    #[error("every position has the same token distribution: all distances are 0, so stress (which divides by ΣD²) is undefined")]
+    NoGeometry,
+    /// An option value out of range.
+    #[error("invalid option {name}: {message}")]
+    InvalidOption { name: &'static str, message: String },
+    /// A user-supplied matrix (learned encoding) of the wrong shape or content.
+    #[error("learned encoding: {0}")]
+    BadMatrix(String),
+    /// The eigensolver failed to converge.
+    #[error("the eigensolver did not converge")]
+    Eigen,
+    /// The run was cancelled by the caller.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Result alias used across the crate.
+pub type Result<T> = std::result::Result<T, PosgeoError>;
+
+impl PosgeoError {
+    /// Shorthand for [`PosgeoError::InvalidOption`].
+    pub fn option(name: &'static str, message: impl Into<String>) -> Self {
+        PosgeoError::InvalidOption { name, message: message.into() }
+    }
+}

@@ -1,0 +1,34 @@
+//! # posgeo — the geometry of positional encodings
+//!
+//! After Cirrincione, "On the Geometry of Positional Encodings in Transformers"
+//! (arXiv 2604.05217). For every position i of a corpus, the distribution μ_i of the tokens
+//! found there; the Hellinger distances between those distributions; classical MDS of that
+//! matrix as the information-optimal encoding (PMDS); and the stress of every encoding
+//! against the corpus geometry. Every formula is written out in `docs/MATH.md`.
+//!
+//! ## Layers
+//! * **Numeric core** (no web dependency; native and wasm32), one module per pipeline
+//!   stage: [`corpus`] (input, [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] →
+//!   [`encodings`] → [`stress`] / [`monotonicity`]; [`analysis`] chains them; [`synth`] makes
+//!   the built-in corpus; [`error`] holds the one error type.
+//! * **Web shell** (`web`, wasm32 only): DOM, worker messages, files, drawing.
+//! * **Command line** (`src/bin/posgeo.rs`, native only).
+
+pub mod analysis;
+pub mod corpus;
+pub mod counts;
+pub mod encodings;
+pub mod error;
+pub mod mds;
+pub mod metric;
+pub mod monotonicity;
+pub mod stress;
+pub mod synth;
+
+pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Report, Stage};
+pub use corpus::{Corpus, InputFormat};
+pub use counts::PositionalCounts;
+pub use error::{PosgeoError, Result};
+pub use mds::Spectrum;
+pub use metric::{DistanceMatrix, Metric};
+pub use stress::StressReport;

@@ -1,0 +1,113 @@
+//! Stage 7 — **monotonicity in sequence order** (SPEC §7 in `docs/MATH.md`): does the
+//! distance between positions grow with their separation?
+//!
+//! Over all triples (i, j, k) of distinct positions with |i − j| < |i − k|, a violation is
+//! δ_ij > δ_ik + ε with ε = 1e-12·max δ. The rate is violations / number of such triples.
+//!
+//! Computed exactly in O(n² log n): for each anchor i, the other positions are visited in
+//! order of |i − j| (at most two share a separation and are never compared with each
+//! other); a Fenwick tree over the ranks of the δ values already visited counts those that
+//! exceed δ_ik + ε.
+
+use crate::metric::DistanceMatrix;
+
+/// Violation rate of a distance matrix, or `None` when there is no triple (n < 3).
+pub fn violation_rate(delta: &DistanceMatrix) -> Option<f64> {
+    let (violations, triples) = count(delta);
+    (triples > 0).then(|| violations as f64 / triples as f64)
+}
+
+/// (violations, triples).
+pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
+    let n = delta.n();
+    let eps = 1e-12 * delta.max();
+    let (mut violations, mut triples) = (0u64, 0u64);
+    let mut tree = vec![0u32; n + 1];
+    let mut sorted: Vec<f64> = Vec::with_capacity(n);
+    for i in 0..n {
+        let row = delta.row(i);
+        sorted.clear();
+        sorted.extend((0..n).filter(|&j| j != i).map(|j| row[j]));
+        sorted.sort_by(f64::total_cmp);
+        tree.iter_mut().for_each(|t| *t = 0);
+        let mut inserted = 0u64;
+        for sep in 1..n {
+            let group = [i.checked_sub(sep), Some(i + sep).filter(|&k| k < n)];
+            // Query every member of the group against strictly closer positions.
+            for k in group.into_iter().flatten() {
+                triples += inserted;
+                // Number of inserted values > δ_ik + ε = inserted − #(values ≤ δ_ik + ε).
+                let bound = sorted.partition_point(|&v| v <= row[k] + eps);
+                violations += inserted - prefix(&tree, bound) as u64;
+            }
+            for k in group.into_iter().flatten() {
+                let r = sorted.partition_point(|&v| v < row[k]); // 0-based rank
+                add(&mut tree, r + 1);
+                inserted += 1;
+            }
+        }
+    }
+    (violations, triples)
+}
+
+fn add(tree: &mut [u32], mut i: usize) {
+    while i < tree.len() {
+        tree[i] += 1;
+        i += i & i.wrapping_neg();
+    }
+}
+
+/// Number of inserted values whose rank is < `bound`.
+fn prefix(tree: &[u32], mut i: usize) -> u32 {
+    let mut s = 0;
+    while i > 0 {
+        s += tree[i];
+        i -= i & i.wrapping_neg();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The definition, O(n³).
+    fn brute(d: &DistanceMatrix) -> (u64, u64) {
+        let n = d.n();
+        let eps = 1e-12 * d.max();
+        let (mut v, mut t) = (0, 0);
+        for i in 0..n {
+            for j in 0..n {
+                for k in 0..n {
+                    if i == j || i == k || j == k || i.abs_diff(j) >= i.abs_diff(k) {
+                        continue;
+                    }
+                    t += 1;
+                    if d.get(i, j) > d.get(i, k) + eps {
+                        v += 1;
+                    }
+                }
+            }
+        }
+        (v, t)
+    }
+
+    #[test]
+    fn matches_brute_force_on_pseudo_random_matrices() {
+        for seed in 0..20u64 {
+            let n = 3 + (seed as usize % 9);
+            let d = DistanceMatrix::from_fn(n, |i, j| {
+                let h = (i as u64 * 2654435761 ^ j as u64 * 40503 ^ seed * 97).wrapping_mul(0x9E3779B97F4A7C15);
+                // Few distinct values so that ties occur.
+                ((h >> 60) % 5) as f64
+            });
+            assert_eq!(count(&d), brute(&d), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn linear_configuration_has_no_violation() {
+        let d = DistanceMatrix::from_fn(30, |i, j| 0.5 * (j - i) as f64);
+        assert_eq!(violation_rate(&d), Some(0.0));
+    }
+}

@@ -1,0 +1,127 @@
+//! Stage 6 — **stress**: how faithfully an encoding's distances δ reproduce the corpus
+//! metric D (SPEC §6 in `docs/MATH.md`; the paper's Eq. 4). All sums run over pairs i < j.
+//!
+//! * Raw stress σ(P) = Σ (δ_ij − D_ij)² / Σ D_ij².
+//! * Scale-optimal stress σ*(P) = min_{a≥0} Σ (a·δ_ij − D_ij)² / Σ D_ij²
+//!   = 1 − (Σ δD)² / (Σ δ² · Σ D²), attained at a* = Σ δD / Σ δ². It is evaluated as
+//!   Σ (a*·δ − D)² / Σ D² (the same value without the cancellation of "1 − x"); σ* = 1 and
+//!   a* = 0 when δ ≡ 0.
+//! * Spearman ρ between δ and D over the pairs (average ranks for ties); `None` when either
+//!   side is constant.
+//! * The monotonicity violation rate of δ (see [`crate::monotonicity`]).
+
+use crate::error::{PosgeoError, Result};
+use crate::metric::DistanceMatrix;
+use crate::monotonicity;
+use serde::{Deserialize, Serialize};
+
+/// How one encoding's distances compare with the corpus metric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StressReport {
+    /// σ(P).
+    pub raw_stress: f64,
+    /// σ*(P).
+    pub scaled_stress: f64,
+    /// a*.
+    pub scale: f64,
+    /// Spearman ρ(δ, D); `None` when undefined.
+    pub spearman: Option<f64>,
+    /// Monotonicity violation rate of δ; `None` when n < 3.
+    pub monotonicity_violation_rate: Option<f64>,
+}
+
+/// Compares δ with D.
+pub fn stress(delta: &DistanceMatrix, target: &DistanceMatrix) -> Result<StressReport> {
+    let (d, t) = (delta.upper(), target.upper());
+    let (mut dd, mut dt, mut tt) = (0.0, 0.0, 0.0);
+    for (&x, &y) in d.iter().zip(&t) {
+        dd += x * x;
+        dt += x * y;
+        tt += y * y;
+    }
+    if tt <= 0.0 {
+        return Err(PosgeoError::NoGeometry);
+    }
+    let raw: f64 = d.iter().zip(&t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
+    let scale = if dd > 0.0 { dt / dd } else { 0.0 };
+    let scaled: f64 = d.iter().zip(&t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
+    Ok(StressReport {
+        raw_stress: raw,
+        scaled_stress: scaled,
+        scale,
+        spearman: spearman(&d, &t),
+        monotonicity_violation_rate: monotonicity::violation_rate(delta),
+    })
+}
+
+/// Average ranks (1-based) with ties sharing their mean rank.
+pub fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..v.len()).collect();
+    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut start = 0;
+    while start < idx.len() {
+        let mut end = start + 1;
+        while end < idx.len() && v[idx[end]] == v[idx[start]] {
+            end += 1;
+        }
+        let avg = (start + end + 1) as f64 / 2.0;
+        for &k in &idx[start..end] {
+            r[k] = avg;
+        }
+        start = end;
+    }
+    r
+}
+
+/// Spearman's ρ: Pearson correlation of average ranks; `None` if either side is constant.
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = rx.len() as f64;
+    if n < 2.0 {
+        return None;
+    }
+    let mean = (n + 1.0) / 2.0;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        let (a, b) = (a - mean, b - mean);
+        sxy += a * b;
+        sxx += a * a;
+        syy += b * b;
+    }
+    if sxx <= 0.0 || syy <= 0.0 {
+        None
+    } else {
+        Some(sxy / (sxx * syy).sqrt())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perfect_and_scaled_matches() {
+        let d = DistanceMatrix::from_fn(4, |i, j| (j - i) as f64);
+        let r = stress(&d, &d).unwrap();
+        assert_eq!((r.raw_stress, r.scaled_stress, r.scale), (0.0, 0.0, 1.0));
+        let half = DistanceMatrix::from_fn(4, |i, j| 0.5 * (j - i) as f64);
+        let r = stress(&half, &d).unwrap();
+        assert!((r.raw_stress - 0.25).abs() < 1e-15);
+        assert!(r.scaled_stress.abs() < 1e-15 && (r.scale - 2.0).abs() < 1e-15);
+        assert!((r.spearman.unwrap() - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn zero_encoding_has_unit_stress_and_no_spearman() {
+        let d = DistanceMatrix::from_fn(5, |i, j| ((i + j) % 3) as f64 + 0.5);
+        let zero = DistanceMatrix::from_fn(5, |_, _| 0.0);
+        let r = stress(&zero, &d).unwrap();
+        assert_eq!((r.raw_stress, r.scaled_stress, r.scale, r.spearman), (1.0, 1.0, 0.0, None));
+    }
+
+    #[test]
+    fn ranks_average_ties() {
+        assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), vec![3.5, 1.0, 3.5, 2.0]);
+    }
+}
