@@ -121,7 +121,7 @@ impl Spectrum {
     /// Σ_{λ<0} |λ| / Σ |λ|.
     pub fn negative_mass(&self) -> f64 {
         let abs: f64 = self.eigenvalues.iter().map(|l| l.abs()).sum();
-        let neg: f64 = self.eigenvalues.iter().filter(|&&l| l < 0.0).map(|l| -l).sum();
+        let neg = self.eigenvalues.iter().filter(|&&l| l < 0.0).fold(0.0, |acc, l| acc - l);
         if abs > 0.0 {
             neg / abs
         } else {
