@@ -175,7 +175,7 @@ impl Points {
         DistanceMatrix::from_fn(n, |i, j| {
             let scale = g[(i, i)] + g[(j, j)];
             let sq = scale - 2.0 * g[(i, j)];
-            if sq > 1e-4 * scale {
+            if sq > 0.1 * scale {
                 sq.sqrt()
             } else {
                 self.row(i).iter().zip(self.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()

@@ -6,7 +6,10 @@
 //!   = 1 − (Σ δD)² / (Σ δ² · Σ D²), attained at a* = Σ δD / Σ δ². It is evaluated as
 //!   Σ (a*·δ − D)² / Σ D² (the same value without the cancellation of "1 − x"); σ* = 1 and
 //!   a* = 0 when δ ≡ 0.
-//! * Spearman ρ between δ and D over the pairs (average ranks for ties); `None` when either
+//! * Spearman ρ between δ and D over the pairs: the Pearson correlation of average ranks.
+//!   Values within 1e-12·max|v| of their sorted neighbour count as tied (the same ε as the
+//!   monotonicity test), so that distances equal in exact arithmetic — RoPE's and the
+//!   sinusoids' depend only on |i − j| — tie whatever their last bits; `None` when either
 //!   side is constant.
 //! * The monotonicity violation rate of δ (see [`crate::monotonicity`]).
 
@@ -54,15 +57,20 @@ pub fn stress(delta: &DistanceMatrix, target: &DistanceMatrix) -> Result<StressR
     })
 }
 
-/// Average ranks (1-based) with ties sharing their mean rank.
+/// Relative tolerance under which two values count as tied.
+pub const TIE_TOLERANCE: f64 = 1e-12;
+
+/// Average ranks (1-based): a run of sorted values each within ε = 1e-12·max|v| of the
+/// previous one shares its mean rank.
 pub fn ranks(v: &[f64]) -> Vec<f64> {
+    let eps = TIE_TOLERANCE * v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let mut idx: Vec<usize> = (0..v.len()).collect();
     idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
     let mut r = vec![0.0; v.len()];
     let mut start = 0;
     while start < idx.len() {
         let mut end = start + 1;
-        while end < idx.len() && v[idx[end]] == v[idx[start]] {
+        while end < idx.len() && v[idx[end]] - v[idx[end - 1]] <= eps {
             end += 1;
         }
         let avg = (start + end + 1) as f64 / 2.0;

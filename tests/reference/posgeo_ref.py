@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""An independent, deliberately naive implementation of posgeo's definitions (docs/MATH.md),
+in pure Python (no numpy), used by tests/reference.rs to check every number the Rust CLI
+reports on a small corpus.
+
+Covers: plain text, the whitespace tokenizer with lowercasing, mode `condition`,
+min_support, smoothing alpha, the Hellinger chord, classical MDS (cyclic Jacobi
+eigen-decomposition), r_tau, r_E, negative mass, the encodings nope / sinusoidal / rope /
+alibi / pmds / pmds_r / smacof, raw and scale-optimal stress, a*, Spearman rho and the
+monotonicity violation rate (brute force over all triples). `random` is not covered: its
+table comes from Rust's ChaCha8 + ziggurat streams.
+
+Usage: posgeo_ref.py CORPUS --d D --head-dim H [--alpha A] [--min-support M] [--base B]
+       [--slope S] [--tau T] [--energy E]   → one JSON object on stdout.
+"""
+import argparse
+import json
+import math
+
+
+def read(path, min_support, max_len=512):
+    seqs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line.endswith("\r"):
+                line = line[:-1]
+            if line:
+                seqs.append([t.lower() for t in line.split()][:max_len])
+    cap = min(max_len, max(len(s) for s in seqs))
+    support = [sum(1 for s in seqs if len(s) > i) for i in range(cap)]
+    n = 0
+    while n < cap and support[n] >= min_support:
+        n += 1
+    vocab = sorted({s[i] for s in seqs for i in range(min(n, len(s)))})
+    counts = [{w: 0 for w in vocab} for _ in range(n)]
+    for s in seqs:
+        for i in range(min(n, len(s))):
+            counts[i][s[i]] += 1
+    return seqs, n, vocab, counts, support[:n]
+
+
+def jacobi_eigen(a):
+    """Eigenvalues and eigenvectors (columns) of a symmetric matrix, cyclic Jacobi."""
+    n = len(a)
+    a = [row[:] for row in a]
+    v = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
+    for _sweep in range(100):
+        off = sum(a[i][j] ** 2 for i in range(n) for j in range(n) if i != j)
+        if off < 1e-30:
+            break
+        for p in range(n):
+            for q in range(p + 1, n):
+                if abs(a[p][q]) < 1e-300:
+                    continue
+                theta = (a[q][q] - a[p][p]) / (2 * a[p][q])
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1))
+                c = 1 / math.sqrt(t * t + 1)
+                s = t * c
+                for k in range(n):
+                    akp, akq = a[k][p], a[k][q]
+                    a[k][p], a[k][q] = c * akp - s * akq, s * akp + c * akq
+                for k in range(n):
+                    apk, aqk = a[p][k], a[q][k]
+                    a[p][k], a[q][k] = c * apk - s * aqk, s * apk + c * aqk
+                for k in range(n):
+                    vkp, vkq = v[k][p], v[k][q]
+                    v[k][p], v[k][q] = c * vkp - s * vkq, s * vkp + c * vkq
+    vals = [a[i][i] for i in range(n)]
+    order = sorted(range(n), key=lambda k: -vals[k])
+    vecs = []
+    for k in order:
+        col = [v[i][k] for i in range(n)]
+        lead = 0
+        for i in range(n):
+            if abs(col[i]) > abs(col[lead]):
+                lead = i
+        if col[lead] < 0:
+            col = [-x for x in col]
+        vecs.append(col)
+    return [vals[k] for k in order], vecs
+
+
+def dist(points):
+    n = len(points)
+    return [[math.sqrt(sum((a - b) ** 2 for a, b in zip(points[i], points[j]))) for j in range(n)] for i in range(n)]
+
+
+def pairs(n):
+    return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def ranks(xs):
+    # Ties: sorted neighbours within 1e-12 * max|x| (docs/MATH.md, Spearman).
+    eps = 1e-12 * max(abs(x) for x in xs)
+    order = sorted(range(len(xs)), key=lambda k: xs[k])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] - xs[order[j]] <= eps:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(x, y):
+    rx, ry = ranks(x), ranks(y)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def monotonicity(d):
+    n = len(d)
+    eps = 1e-12 * max(max(r) for r in d)
+    v = t = 0
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                if len({i, j, k}) < 3 or abs(i - j) >= abs(i - k):
+                    continue
+                t += 1
+                if d[i][j] > d[i][k] + eps:
+                    v += 1
+    return v / t if t else None
+
+
+def stress(delta, target):
+    n = len(target)
+    ps = pairs(n)
+    dd = sum(delta[i][j] ** 2 for i, j in ps)
+    dt = sum(delta[i][j] * target[i][j] for i, j in ps)
+    tt = sum(target[i][j] ** 2 for i, j in ps)
+    raw = sum((delta[i][j] - target[i][j]) ** 2 for i, j in ps) / tt
+    a = dt / dd if dd > 0 else 0.0
+    scaled = sum((a * delta[i][j] - target[i][j]) ** 2 for i, j in ps) / tt
+    return {
+        "raw_stress": raw,
+        "scaled_stress": scaled,
+        "scale": a,
+        "spearman": spearman([delta[i][j] for i, j in ps], [target[i][j] for i, j in ps]),
+        "monotonicity_violation_rate": monotonicity(delta),
+    }
+
+
+def smacof(x, target, max_iter=500, tol=1e-9):
+    n, dim = len(x), len(x[0])
+    ps = pairs(n)
+    raw = lambda d: sum((d[i][j] - target[i][j]) ** 2 for i, j in ps)
+    delta = dist(x)
+    s = raw(delta)
+    floor = 1e-24 * sum(target[i][j] ** 2 for i, j in ps)
+    it = 0
+    while it < max_iter and s > floor:
+        b = [[0.0] * n for _ in range(n)]
+        for i in range(n):
+            for j in range(n):
+                if i != j and delta[i][j] > 0:
+                    b[i][j] = -target[i][j] / delta[i][j]
+            b[i][i] = -sum(b[i][j] for j in range(n) if j != i)
+        x = [[sum(b[i][m] * x[m][k] for m in range(n)) / n for k in range(dim)] for i in range(n)]
+        delta = dist(x)
+        new = raw(delta)
+        it += 1
+        change = (s - new) / s
+        s = new
+        if abs(change) < tol:
+            break
+    return x
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus")
+    ap.add_argument("--d", type=int, default=768)
+    ap.add_argument("--head-dim", type=int, default=64)
+    ap.add_argument("--alpha", type=float, default=0.0)
+    ap.add_argument("--min-support", type=int, default=5)
+    ap.add_argument("--base", type=float, default=10000.0)
+    ap.add_argument("--slope", type=float, default=0.5)
+    ap.add_argument("--tau", type=float, default=1e-8)
+    ap.add_argument("--energy", type=float, default=0.99)
+    args = ap.parse_args()
+
+    seqs, n, vocab, counts, support = read(args.corpus, args.min_support)
+    V = len(vocab)
+    mu = [[(counts[i][w] + args.alpha) / (support[i] + args.alpha * V) for w in vocab] for i in range(n)]
+    D = [[math.sqrt(sum((math.sqrt(p) - math.sqrt(q)) ** 2 for p, q in zip(mu[i], mu[j]))) for j in range(n)] for i in range(n)]
+    D2 = [[x * x for x in row] for row in D]
+    rm = [sum(row) / n for row in D2]
+    gm = sum(rm) / n
+    B = [[-0.5 * (D2[i][j] - rm[i] - rm[j] + gm) for j in range(n)] for i in range(n)]
+    vals, vecs = jacobi_eigen(B)
+    r_tau = sum(1 for l in vals if l > args.tau * vals[0])
+    pos = [max(l, 0.0) for l in vals]
+    total = sum(pos)
+    r_e, acc = len(vals), 0.0
+    for k, l in enumerate(pos):
+        if acc >= args.energy * total:
+            r_e = k
+            break
+        acc += l
+    r_e = max(r_e, 1)
+    neg = sum(-l for l in vals if l < 0) / sum(abs(l) for l in vals)
+
+    def coords(d):
+        return [[vecs[k][i] * math.sqrt(max(vals[k], 0.0)) for k in range(d)] for i in range(n)]
+
+    d, h, base = args.d, args.head_dim, args.base
+    pmds_dim = max(min(d, r_tau), 1)
+    enc = {
+        "nope": ([[0.0] for _ in range(n)], 0, 0),
+        "sinusoidal": ([[math.sin(i * base ** (-2 * (c // 2) / d)) if c % 2 == 0 else math.cos(i * base ** (-2 * (c // 2) / d)) for c in range(d)] for i in range(n)], d, 0),
+        "rope": ([[math.cos(i * base ** (-2 * (c // 2) / h)) if c % 2 == 0 else math.sin(i * base ** (-2 * (c // 2) / h)) for c in range(h)] for i in range(n)], h, 0),
+        "alibi": ([[args.slope * i] for i in range(n)], 1, 0),
+        "pmds": (coords(pmds_dim), pmds_dim, n * d),
+        "pmds_r": (coords(min(r_e, n)), min(r_e, n), min(r_e, n) * (n + d)),
+        "smacof": (smacof(coords(pmds_dim), D), pmds_dim, n * d),
+    }
+    out = {
+        "sequences": len(seqs),
+        "n": n,
+        "vocab_size": V,
+        "support": support,
+        "eigenvalues": vals,
+        "effective_rank": r_tau,
+        "energy_rank": r_e,
+        "negative_mass": neg,
+        "corpus_monotonicity_violation_rate": monotonicity(D),
+        "hellinger": D,
+        "encodings": {},
+    }
+    for name, (pts, dim, params) in enc.items():
+        e = stress(dist(pts), D)
+        e["dim"] = dim
+        e["parameters"] = params
+        out["encodings"][name] = e
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
