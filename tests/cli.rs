@@ -1,0 +1,139 @@
+//! The command line as a user runs it: good inputs in every format, and bad inputs that
+//! must each give their own message and a non-zero exit code — never a panic.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn posgeo(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_posgeo"))
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("posgeo starts");
+    child.stdin.take().unwrap().write_all(stdin).ok();
+    child.wait_with_output().expect("posgeo ends")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+fn fails_with(args: &[&str], stdin: &[u8], needle: &str) {
+    let out = posgeo(args, stdin);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+}
+
+fn corpus() -> String {
+    (0..30).map(|k| format!("w{} x{} y{} z{}\n", k % 3, k % 5, k % 2, k % 7)).collect()
+}
+
+fn tmp(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("posgeo-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+#[test]
+fn json_has_the_documented_keys() {
+    let v = json(&posgeo(&["analyze", "-", "--json", "--matrix"], corpus().as_bytes()));
+    for key in [
+        "sequences", "n", "vocab_size", "support", "eigenvalues", "effective_rank", "energy_rank",
+        "negative_mass", "corpus_monotonicity_violation_rate", "encodings", "hellinger",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["sequences"], 30);
+    assert_eq!(v["n"], 4);
+    let names = ["nope", "sinusoidal", "rope", "alibi", "random", "pmds", "pmds_r", "smacof"];
+    for name in names {
+        let e = &v["encodings"][name];
+        for key in ["raw_stress", "scaled_stress", "scale", "spearman", "monotonicity_violation_rate", "dim", "parameters"] {
+            assert!(e.get(key).is_some(), "{name} lacks {key}");
+        }
+    }
+    assert_eq!(v["encodings"]["nope"]["raw_stress"], 1.0);
+    assert_eq!(v["hellinger"].as_array().unwrap().len(), 4);
+    let eig: Vec<f64> = v["eigenvalues"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    assert!(eig.windows(2).all(|w| w[0] >= w[1]));
+}
+
+#[test]
+fn every_input_format_gives_the_same_numbers() {
+    let text = corpus();
+    let base = json(&posgeo(&["analyze", "--json"], text.as_bytes()));
+    let csv: String = std::iter::once("id,text\n".to_string())
+        .chain(text.lines().enumerate().map(|(k, l)| format!("{k},\"{l}\"\n")))
+        .collect();
+    let tsv: String = text.lines().map(|l| format!("x\t{l}\n")).collect();
+    let jsonl: String = text.lines().map(|l| format!("{{\"body\": {l:?}}}\n")).collect();
+    let from_csv = json(&posgeo(&["analyze", &tmp("c.csv", csv.as_bytes()), "--column", "text", "--json"], b""));
+    let from_tsv = json(&posgeo(&["analyze", "--format", "tsv", "--no-header", "--column", "1", "--json"], tsv.as_bytes()));
+    let from_jsonl = json(&posgeo(&["analyze", &tmp("c.jsonl", jsonl.as_bytes()), "--field", "body", "--json"], b""));
+    for other in [from_csv, from_tsv, from_jsonl] {
+        assert_eq!(other["encodings"], base["encodings"]);
+        assert_eq!(other["eigenvalues"], base["eigenvalues"]);
+    }
+}
+
+#[test]
+fn readable_table_without_json() {
+    let out = posgeo(&["analyze"], corpus().as_bytes());
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for needle in ["sequences", "pmds_r", "sinusoidal", "scaled"] {
+        assert!(s.contains(needle), "{s}");
+    }
+}
+
+#[test]
+fn synth_is_reproducible_and_analyzable() {
+    let a = posgeo(&["synth", "--sequences", "50", "--positions", "12", "--seed", "3"], b"");
+    let b = posgeo(&["synth", "--sequences", "50", "--positions", "12", "--seed", "3"], b"");
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.stdout.split(|&c| c == b'\n').filter(|l| !l.is_empty()).count(), 50);
+    let v = json(&posgeo(&["analyze", "--json"], &a.stdout));
+    assert_eq!(v["n"], 12);
+}
+
+#[test]
+fn lossy_skips_invalid_lines_and_counts_them() {
+    let mut bytes = corpus().into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe broken\n");
+    fails_with(&["analyze"], &bytes, "line 31: the input is not valid UTF-8");
+    let v = json(&posgeo(&["analyze", "--lossy", "--json"], &bytes));
+    assert_eq!(v["skipped_lines"], 1);
+    assert_eq!(v["sequences"], 30);
+}
+
+#[test]
+fn bad_inputs_each_get_their_message() {
+    fails_with(&["analyze"], b"", "the input is empty");
+    fails_with(&["analyze"], b"\n \n", "the input is empty");
+    fails_with(&["analyze", "/nonexistent/corpus.txt"], b"", "cannot read /nonexistent/corpus.txt");
+    fails_with(&["analyze", "--format", "csv", "--column", "body"], b"id,text\n1,a b\n", "column \"body\" not found");
+    fails_with(&["analyze", "--format", "jsonl"], b"{\"text\": \"a b\"}\n{\"txt\": 1}\n", "line 2");
+    fails_with(&["analyze"], b"a\nb\nc\nd\ne\nf\n", "at least 2 are needed");
+    fails_with(&["analyze", "--head-dim", "3"], corpus().as_bytes(), "head_dim");
+    fails_with(&["analyze", "--alpha=-1"], corpus().as_bytes(), "alpha");
+    fails_with(&["analyze", "--max-len", "1"], corpus().as_bytes(), "max_len");
+    fails_with(&["analyze"], b"same same\nsame same\nsame same\nsame same\nsame same\n", "all distances are 0");
+    fails_with(&["analyze", "--learned", &tmp("l.txt", b"1 2\n3 4\n")], corpus().as_bytes(), "the table has 2 rows");
+}
+
+#[test]
+fn learned_table_is_compared() {
+    let table: String = (0..4).map(|i| format!("{}, {}\n", i as f64 * 0.1, (i as f64).sin())).collect();
+    let v = json(&posgeo(&["analyze", "--json", "--learned", &tmp("t.csv", table.as_bytes())], corpus().as_bytes()));
+    assert_eq!(v["encodings"]["learned"]["dim"], 2);
+    assert_eq!(v["encodings"]["learned"]["parameters"], 8);
+}
