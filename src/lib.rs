@@ -24,6 +24,8 @@ pub mod metric;
 pub mod monotonicity;
 pub mod stress;
 pub mod synth;
+pub mod web;
+pub mod charts;
 
 pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Report, Stage};
 pub use corpus::{Corpus, InputFormat};

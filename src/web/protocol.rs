@@ -1,0 +1,201 @@
+//! Messages between the page and its Web Worker, and the worker's job as a pure function
+//! ([`run`]) so that it is tested natively as well as in the browser.
+//!
+//! Page → worker: a JS object `{ request: <JSON of [`Request`]>, bytes: Uint8Array }`
+//! (`bytes` holds the pasted text or the uploaded file, gzip or not).
+//! Worker → page: JSON strings of [`Response`]. The worker posts `Ready` once its wasm has
+//! started; a run posts `Progress` and `Estimate` messages, then `Done` or `Error`.
+//! Cancelling = terminating the worker; the page then starts a fresh one.
+
+use crate::analysis::{analyze, AnalysisParams, Progress, Report, Stage};
+use crate::corpus::{Corpus, InputFormat};
+use crate::error::Result;
+use crate::synth::{generate, SynthParams};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The public-domain corpus shipped with the app: the Book of Genesis, King James Version
+/// (1611), one verse per line, from Debian's `bible-kjv-text` package.
+pub const GENESIS: &str = include_str!("../../www/corpora/kjv-genesis.txt");
+
+/// Where the corpus comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Source {
+    /// The synthetic generator.
+    Synthetic(SynthParams),
+    /// The shipped Genesis text.
+    Genesis,
+    /// The bytes sent along (pasted text or an uploaded file).
+    Bytes {
+        /// File name, for messages (empty for pasted text).
+        name: String,
+        /// How to parse them.
+        format: InputFormat,
+        /// Skip invalid UTF-8 lines instead of failing.
+        lossy: bool,
+    },
+}
+
+/// A run request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Run id; responses carry it so the page ignores superseded runs.
+    pub id: u32,
+    /// Corpus source.
+    pub source: Source,
+    /// Analysis options.
+    pub params: AnalysisParams,
+}
+
+/// Worker → page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Response {
+    /// The worker is up.
+    Ready,
+    /// Stage progress.
+    Progress {
+        /// Run id.
+        id: u32,
+        /// Stage.
+        stage: Stage,
+        /// Fraction of the stage done.
+        fraction: f64,
+    },
+    /// Size of the job, known once the corpus is read.
+    Estimate {
+        /// Run id.
+        id: u32,
+        /// Sequences read.
+        sequences: usize,
+        /// Upper bound on positions (min(max_len, longest sequence)).
+        max_positions: usize,
+        /// Approximate peak memory of the numeric stages, bytes.
+        memory_bytes: u64,
+    },
+    /// The finished analysis.
+    Done {
+        /// Run id.
+        id: u32,
+        /// The results.
+        payload: Box<Payload>,
+    },
+    /// A failed run: the message for the user.
+    Error {
+        /// Run id.
+        id: u32,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// What the page draws: the report (with the distance matrix) plus Shepard samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Payload {
+    /// The same report as `posgeo analyze --json --matrix`.
+    pub report: Report,
+    /// Per encoding, up to [`SHEPARD_SAMPLES`] pairs (D_ij, a*·δ_ij).
+    pub shepard: BTreeMap<String, Vec<(f32, f32)>>,
+}
+
+/// Pairs sampled for each Shepard diagram.
+pub const SHEPARD_SAMPLES: usize = 4000;
+
+/// Approximate peak bytes for n positions: about a dozen n×n f64 matrices plus the
+/// encodings' n×d tables.
+pub fn memory_estimate(n: usize, d: usize) -> u64 {
+    let n = n as u64;
+    8 * (12 * n * n + 4 * n * d as u64)
+}
+
+/// The corpus a request names.
+pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
+    match source {
+        Source::Synthetic(p) => Ok(Corpus::from_sequences(generate(p)?)),
+        Source::Genesis => Ok(Corpus::from_text(GENESIS)),
+        Source::Bytes { format, lossy, .. } => Corpus::read(bytes, format, *lossy),
+    }
+}
+
+/// Runs a request to completion; `post` receives every message except the final one.
+pub fn run(req: &Request, bytes: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
+    post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
+    let corpus = corpus_of(&req.source, bytes)?;
+    let longest = corpus.sequences.iter().map(|s| s.len()).max().unwrap_or(0);
+    let max_positions = req.params.max_len.min(longest.max(1));
+    post(Response::Estimate {
+        id: req.id,
+        sequences: corpus.sequences.len(),
+        max_positions,
+        memory_bytes: memory_estimate(max_positions, req.params.encodings.d),
+    });
+    let mut last = (Stage::Reading, -1.0);
+    let analysis = analyze(&corpus, &req.params, None, &mut |p: Progress| {
+        // Throttle: a message per stage change or per 2 %.
+        if p.stage != last.0 || p.fraction - last.1 >= 0.02 {
+            last = (p.stage, p.fraction);
+            post(Response::Progress { id: req.id, stage: p.stage, fraction: p.fraction });
+        }
+        true
+    })?;
+    let n = analysis.counts.n;
+    let pairs = n * (n - 1) / 2;
+    let step = pairs.div_ceil(SHEPARD_SAMPLES).max(1);
+    let target = analysis.distances.upper();
+    let mut shepard = BTreeMap::new();
+    for c in &analysis.compared {
+        let delta = c.delta.upper();
+        let a = c.stress.scale;
+        let pts = (0..pairs).step_by(step).map(|k| (target[k] as f32, (a * delta[k]) as f32)).collect();
+        shepard.insert(c.encoding.kind.name().to_string(), pts);
+    }
+    Ok(Payload { report: analysis.report(true), shepard })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip_as_json() {
+        let req = Request {
+            id: 7,
+            source: Source::Bytes { name: "x.csv".into(), format: InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true }, lossy: false },
+            params: AnalysisParams::default(),
+        };
+        let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
+        assert_eq!(back, req);
+        let r = Response::Progress { id: 1, stage: Stage::Mds, fraction: 0.5 };
+        assert_eq!(serde_json::from_str::<Response>(&serde_json::to_string(&r).unwrap()).unwrap(), r);
+    }
+
+    #[test]
+    fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
+        let params = AnalysisParams { encodings: crate::encodings::EncodingParams { d: 32, ..Default::default() }, ..Default::default() };
+        let synth = SynthParams { sequences: 200, positions: 16, ..Default::default() };
+        let req = Request { id: 3, source: Source::Synthetic(synth.clone()), params: params.clone() };
+        let mut stages = Vec::new();
+        let payload = run(&req, &[], &mut |r| {
+            if let Response::Progress { id, stage, .. } = r {
+                assert_eq!(id, 3);
+                stages.push(stage);
+            }
+        })
+        .unwrap();
+        assert!(stages.contains(&Stage::Counting) && stages.contains(&Stage::Stress));
+        let direct = analyze(&Corpus::from_sequences(generate(&synth).unwrap()), &params, None, &mut |_| true).unwrap();
+        assert_eq!(payload.report, direct.report(true));
+        assert_eq!(payload.shepard.len(), 8);
+        let pts = &payload.shepard["pmds"];
+        assert!(!pts.is_empty() && pts.iter().all(|(d, e)| (d - e).abs() < 1e-5));
+    }
+
+    #[test]
+    fn bad_bytes_become_an_error_message() {
+        let req = Request { id: 1, source: Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false }, params: AnalysisParams::default() };
+        let err = run(&req, b"", &mut |_| {}).unwrap_err();
+        assert_eq!(err.to_string(), "the input is empty");
+        assert!(run(&Request { source: Source::Genesis, ..req }, &[], &mut |_| {}).is_ok());
+    }
+}
