@@ -1,1 +1,5 @@
-fn main() {}
+//! The page binary (built by Trunk from `www/index.html`).
+fn main() {
+    #[cfg(target_arch = "wasm32")]
+    posgeo::web::page::start();
+}

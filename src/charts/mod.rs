@@ -103,6 +103,7 @@ pub fn stress_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
+        .y_label_formatter(&|v| format!("{v:.0e}"))
         .y_desc("stress (log)")
         .draw()
         .map_err(err)?;
@@ -277,7 +278,13 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
         .caption(format!("stress of rank-r PMDS; r(n+d) parameters vs n·d = {table}"), ("sans-serif", 16))
         .build_cartesian_2d(0.5f64..x1, (FLOOR..2.0).log_scale())
         .map_err(err)?;
-    chart.configure_mesh().x_desc("rank r").y_desc("stress (log)").draw().map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("rank r")
+        .y_desc("stress (log)")
+        .y_label_formatter(&|v| format!("{v:.0e}"))
+        .draw()
+        .map_err(err)?;
     let line = |f: fn(&crate::analysis::RankPoint) -> f64| pts.iter().map(move |p| (p.rank as f64, f(p).max(FLOOR)));
     chart.draw_series(LineSeries::new(line(|p| p.raw_stress), RAW.stroke_width(2))).map_err(err)?;
     chart.draw_series(LineSeries::new(line(|p| p.scaled_stress), SCALED.stroke_width(2))).map_err(err)?;

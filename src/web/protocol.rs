@@ -97,6 +97,8 @@ pub struct Payload {
     pub report: Report,
     /// Per encoding, up to [`SHEPARD_SAMPLES`] pairs (D_ij, a*·δ_ij).
     pub shepard: BTreeMap<String, Vec<(f32, f32)>>,
+    /// The `pmds` configuration X_d (all its coordinates), for the CSV export.
+    pub coordinates: Vec<Vec<f64>>,
 }
 
 /// Pairs sampled for each Shepard diagram.
@@ -122,7 +124,16 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
 pub fn run(req: &Request, bytes: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let corpus = corpus_of(&req.source, bytes)?;
-    let longest = corpus.sequences.iter().map(|s| s.len()).max().unwrap_or(0);
+    // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
+    // the chars tokenizer): cheap next to tokenizing, and enough to size the job.
+    let chars = req.params.tokenizer == crate::corpus::tokenize::TokenizerKind::Chars;
+    let longest = corpus
+        .sequences
+        .iter()
+        .map(|s| if chars { s.chars().count() } else { s.split_whitespace().count() })
+        .max()
+        .unwrap_or(0)
+        + usize::from(req.params.bos);
     let max_positions = req.params.max_len.min(longest.max(1));
     post(Response::Estimate {
         id: req.id,
@@ -150,7 +161,13 @@ pub fn run(req: &Request, bytes: &[u8], post: &mut dyn FnMut(Response)) -> Resul
         let pts = (0..pairs).step_by(step).map(|k| (target[k] as f32, (a * delta[k]) as f32)).collect();
         shepard.insert(c.encoding.kind.name().to_string(), pts);
     }
-    Ok(Payload { report: analysis.report(true), shepard })
+    let coordinates = analysis
+        .compared
+        .iter()
+        .find(|c| c.encoding.kind == crate::encodings::EncodingKind::Pmds)
+        .map(|c| (0..n).map(|i| c.encoding.points.row(i).to_vec()).collect())
+        .unwrap_or_default();
+    Ok(Payload { report: analysis.report(true), shepard, coordinates })
 }
 
 #[cfg(test)]

@@ -1,0 +1,46 @@
+//! The Web Worker's side (wasm32 only): receives a [`Request`] with its bytes, runs
+//! [`protocol::run`] and posts [`Response`]s back as JSON strings.
+
+use super::protocol::{self, Request, Response};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
+    if let Ok(s) = serde_json::to_string(r) {
+        scope.post_message(&JsValue::from_str(&s)).ok();
+    }
+}
+
+/// Installs the message handler and announces `Ready`.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let s2 = scope.clone();
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let data = e.data();
+        let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());
+        let bytes = js_sys::Reflect::get(&data, &"bytes".into())
+            .ok()
+            .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+            .map(|a| a.to_vec())
+            .unwrap_or_default();
+        let req: Request = match request.as_deref().map(serde_json::from_str) {
+            Some(Ok(r)) => r,
+            _ => {
+                post(&s2, &Response::Error { id: 0, message: "malformed request".into() });
+                return;
+            }
+        };
+        let id = req.id;
+        let result = protocol::run(&req, &bytes, &mut |r| post(&s2, &r));
+        drop(bytes);
+        match result {
+            Ok(payload) => post(&s2, &Response::Done { id, payload: Box::new(payload) }),
+            Err(e) => post(&s2, &Response::Error { id, message: e.to_string() }),
+        }
+    });
+    scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    post(&scope, &Response::Ready);
+}

@@ -1,0 +1,195 @@
+// End-to-end tests of the built site (dist/) in headless Chromium. Run by scripts/test.sh
+// after `trunk build --release`; POSGEO_BIN points at the native CLI for the cross-check.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { serve, launch, settle, table } from './harness.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = process.env.POSGEO_BIN || path.join(ROOT, 'target/debug/posgeo');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+let server, url, browser;
+const foreign = [];
+
+before(async () => {
+  ({ server, url } = await serve(path.join(ROOT, 'dist'), '/some/sub/path/'));
+  browser = await launch();
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+});
+after(async () => { await browser?.close(); server?.close(); });
+
+async function open(query = '') {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) foreign.push(r.url()); });
+  await page.goto(url + query);
+  assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
+  return page;
+}
+
+function cli(args, input) {
+  return JSON.parse(execFileSync(BIN, ['analyze', '--json', ...args], { input, maxBuffer: 1 << 28 }));
+}
+
+function assertSameNumbers(shown, report) {
+  assert.deepEqual(Object.keys(shown).sort(), Object.keys(report.encodings).sort());
+  for (const [name, cells] of Object.entries(shown)) {
+    for (const [metric, v] of Object.entries(cells)) {
+      const want = report.encodings[name][metric];
+      if (want === null) { assert.equal(v, null, `${name}.${metric}`); continue; }
+      assert.ok(Math.abs(v - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${name}.${metric}: page ${v} vs CLI ${want}`);
+    }
+  }
+}
+
+const CORPUS = Array.from({ length: 60 }, (_, k) =>
+  `The ${['cat', 'dog', 'bird'][k % 3]} ${['sat', 'ran', 'flew', 'slept'][k % 4]} on the ${['mat', 'rug'][k % 2]} at ${k % 5} o'clock today`).join('\n');
+
+test('first load shows the full dashboard on the synthetic corpus, offline-safe', async () => {
+  const page = await open();
+  const t = await table(page);
+  assert.deepEqual(Object.keys(t).sort(), ['alibi', 'nope', 'pmds', 'pmds_r', 'random', 'rope', 'sinusoidal', 'smacof']);
+  assert.equal(t.nope.raw_stress, 1);
+  assert.ok(t.pmds.raw_stress < 1e-10);
+  // Every chart canvas has been drawn on (not blank).
+  const blank = await page.$$eval('canvas', (cs) => cs.filter((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return false;
+    return true;
+  }).map((c) => c.id));
+  assert.deepEqual(blank, []);
+  // The default synthetic corpus gives what the CLI gives on `posgeo synth` output.
+  const synth = execFileSync(BIN, ['synth']);
+  assertSameNumbers(t, cli([], synth));
+  await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-phone.png'), fullPage: true });
+  assert.deepEqual(foreign, [], 'no request leaves the site');
+  await page.close();
+});
+
+test('a pasted corpus gives exactly the CLI numbers for the same options', async () => {
+  const page = await open();
+  await page.fill('#corpus-input', CORPUS);
+  await page.check('#src-paste');
+  await page.selectOption('#opt-tokenizer', 'whitespace');
+  await page.fill('#opt-d', '32');
+  await page.fill('#opt-min_support', '3');
+  await page.check('#opt-bos');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done');
+  assertSameNumbers(await table(page), cli(['--tokenizer', 'whitespace', '--d', '32', '--min-support', '3', '--bos'], CORPUS));
+  await page.close();
+});
+
+test('uploaded files, plain and gzip, CSV with a chosen column', async () => {
+  const page = await open();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-e2e-'));
+  const txt = path.join(dir, 'corpus.txt');
+  fs.writeFileSync(txt, CORPUS);
+  const gz = path.join(dir, 'corpus.txt.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(CORPUS));
+  const csv = path.join(dir, 'corpus.csv.gz');
+  fs.writeFileSync(csv, zlib.gzipSync('id,sentence\n' + CORPUS.split('\n').map((l, k) => `${k},"${l}"`).join('\n')));
+  const want = cli([], CORPUS);
+  for (const file of [txt, gz, csv]) {
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('MB'));
+    await page.click('#run-button');
+    assert.equal(await settle(page), 'done', `${file}: ${await page.$eval('#error', (e) => e.textContent)}`);
+    assertSameNumbers(await table(page), want);
+  }
+  assert.equal(await page.$eval('#file-column', (s) => s.value), 'sentence');
+  await page.close();
+});
+
+test('bad input shows its message and keeps the last good results', async () => {
+  const page = await open();
+  const before = await table(page);
+  const cases = [
+    async () => { await page.fill('#corpus-input', ''); await page.check('#src-paste'); return 'paste box is empty'; },
+    async () => { await page.fill('#corpus-input', 'a\nb\nc\nd\ne\nf'); await page.check('#src-paste'); return 'at least 2 are needed'; },
+    async () => {
+      const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-e2e-')), 'x.csv');
+      fs.writeFileSync(f, 'id,text\n1,a b\n');
+      await page.setInputFiles('#file-input', f);
+      await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('MB'));
+      await page.selectOption('#file-format', 'csv');
+      await page.evaluate(() => { const s = document.querySelector('#file-column'); s.innerHTML = '<option value="body">body</option>'; });
+      return 'column "body" not found';
+    },
+    async () => {
+      const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-e2e-')), 'bin.txt');
+      fs.writeFileSync(f, Buffer.from([0x00, 0xff, 0xfe, 0x80, 0x81, 0x0a, 0xc3, 0x28]));
+      await page.selectOption('#file-format', 'auto');
+      await page.setInputFiles('#file-input', f);
+      await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('bin.txt —'));
+      return 'not valid UTF-8';
+    },
+    async () => { await page.check('#src-synthetic'); await page.fill('#opt-d', ''); return 'd: "" is not a valid number'; },
+  ];
+  for (const setup of cases) {
+    const expected = await setup();
+    await page.click('#run-button');
+    assert.equal(await settle(page), 'error');
+    const msg = await page.$eval('#error', (e) => e.textContent);
+    assert.ok(msg.includes(expected), `${msg} lacks ${expected}`);
+    assert.deepEqual(await table(page), before, 'old results stay on screen');
+  }
+  await page.close();
+});
+
+test('cancel stops a long run and keeps the results; a new run supersedes', async () => {
+  const page = await open();
+  const before = await table(page);
+  await page.fill('#synth-seqs', '200000');
+  await page.fill('#synth-n', '300');
+  await page.click('#run-button');
+  await page.waitForFunction(() => document.querySelector('#status').dataset.state === 'running');
+  await page.click('#cancel-button');
+  assert.equal(await page.$eval('#status', (s) => s.dataset.state), 'idle');
+  assert.deepEqual(await table(page), before);
+  // Responsive page: the worker restarted and a new run completes.
+  await page.fill('#synth-seqs', '500');
+  await page.fill('#synth-n', '20');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done');
+  await page.close();
+});
+
+test('exports download and the URL carries the state', async () => {
+  const page = await open('?corpus=genesis&d=48&metric=fisher_rao&min_support=10');
+  assert.equal(await page.$eval('#opt-d', (e) => e.value), '48');
+  assert.equal(await page.$eval('#src-genesis', (e) => e.checked), true);
+  const t = await table(page);
+  const genesis = fs.readFileSync(path.join(ROOT, 'www/corpora/kjv-genesis.txt'));
+  const want = cli(['--d', '48', '--metric', 'fisher-rao', '--min-support', '10'], genesis);
+  assertSameNumbers(t, want);
+  const grab = async (id) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    return fs.readFileSync(await dl.path(), 'utf8');
+  };
+  const report = JSON.parse(await grab('#export-json'));
+  assert.equal(report.n, want.n);
+  assert.deepEqual(report.eigenvalues.length, want.eigenvalues.length);
+  assert.ok(Array.isArray(report.fisher_rao) && report.fisher_rao.length === want.n);
+  const csv = await grab('#export-table');
+  assert.equal(csv.split('\n')[0], 'encoding,dim,parameters,raw_stress,scaled_stress,scale,spearman,monotonicity_violation_rate');
+  assert.equal((await grab('#export-matrix')).trim().split('\n').length, want.n);
+  assert.equal((await grab('#export-coords')).trim().split('\n').length, want.n);
+  const svg = await grab('button[data-chart="heatmap"][data-kind="svg"]');
+  assert.ok(svg.startsWith('<svg') && svg.includes('<rect'));
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('button[data-chart="stress"][data-kind="png"]')]);
+  assert.equal(png.suggestedFilename(), 'posgeo-stress.png');
+  const link = await page.$eval('#share-link', (a) => a.getAttribute('href'));
+  assert.ok(link.includes('corpus=genesis') && link.includes('d=48') && link.includes('metric=fisher_rao'));
+  // Hover read-out on the heatmap names i, j and D_ij, and the position's tokens.
+  const box = await page.$eval('#chart-heatmap', (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+  await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * 0.5);
+  assert.match(await page.$eval('#readout-heatmap', (e) => e.textContent), /i = \d+, j = \d+, D_ij = /);
+  assert.match(await page.$eval('#position-tokens', (e) => e.textContent), /position \d+ \(N = \d+\)/);
+  await page.close();
+});

@@ -1,0 +1,55 @@
+// Shared helpers of the end-to-end tests and the browser benchmark: a static server for
+// dist/ on 127.0.0.1 and a headless Debian Chromium driven by playwright-core.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.css': 'text/css', '.txt': 'text/plain', '.json': 'application/json',
+};
+
+/** Serves `root` under the URL prefix `prefix` (to prove sub-path hosting); resolves to the base URL. */
+export function serve(root, prefix = '/') {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (!url.pathname.startsWith(prefix)) { res.writeHead(404); res.end(); return; }
+    let rel = decodeURIComponent(url.pathname.slice(prefix.length)) || 'index.html';
+    const file = path.join(root, path.normalize(rel).replace(/^(\.\.[/\\])+/, ''));
+    fs.readFile(file, (err, data) => {
+      if (err) { res.writeHead(404); res.end(); return; }
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    resolve({ server, url: `http://127.0.0.1:${server.address().port}${prefix}` });
+  }));
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Waits until #status says done or error (for the run started after `since` runs). */
+export async function settle(page, timeout = 120000) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#status').dataset.state;
+    return s === 'done' || s === 'error';
+  }, null, { timeout });
+  return page.$eval('#status', (s) => s.dataset.state);
+}
+
+/** The stress table as { encoding: { metric: number|null } }. */
+export async function table(page) {
+  return page.$$eval('#stress-table tbody tr', (rows) => Object.fromEntries(rows.map((r) => [
+    r.dataset.encoding,
+    Object.fromEntries([...r.querySelectorAll('td[data-metric]')].map((td) => [
+      td.dataset.metric, td.dataset.value === 'null' ? null : Number(td.dataset.value)])),
+  ])));
+}
