@@ -324,6 +324,7 @@ pub struct Report {
 impl Analysis {
     /// Raw and scaled stress of X_r for r = 1..=max_rank, incrementally (δ²_r = δ²_{r−1} +
     /// (x_ir − x_jr)²), O(n²) per rank.
+    #[allow(clippy::needless_range_loop)] // r indexes columns of the row-major x
     pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
         let n = self.counts.n;
         let x = self.spectrum.coordinates(max_rank.min(n));

@@ -87,11 +87,7 @@ type Tally = FxHashMap<u32, (u64, u32)>;
 
 impl PositionalCounts {
     /// Counts a corpus. `progress` receives the fraction of sequences read.
-    pub fn count(
-        corpus: &Corpus,
-        params: &CountParams,
-        progress: &mut dyn FnMut(f64),
-    ) -> Result<Self> {
+    pub fn count(corpus: &Corpus, params: &CountParams, progress: &mut dyn FnMut(f64)) -> Result<Self> {
         if params.max_len < 2 {
             return Err(PosgeoError::option("max_len", "must be at least 2"));
         }
@@ -158,11 +154,7 @@ impl PositionalCounts {
             .collect();
         let n = support_all.iter().take_while(|&&s| s >= params.min_support as u64).count();
         if n < 2 {
-            return Err(PosgeoError::TooFewPositions {
-                n,
-                min_support: params.min_support,
-                max_len: params.max_len,
-            });
+            return Err(PosgeoError::TooFewPositions { n, min_support: params.min_support, max_len: params.max_len });
         }
         tallies.truncate(n);
 
@@ -237,8 +229,7 @@ impl PositionalCounts {
         let rows: Vec<Vec<(u32, u64)>> = tallies
             .into_iter()
             .map(|tally| {
-                let mut row: Vec<(u32, u64)> =
-                    tally.into_iter().map(|(id, (c, _))| (remap[id as usize], c)).collect();
+                let mut row: Vec<(u32, u64)> = tally.into_iter().map(|(id, (c, _))| (remap[id as usize], c)).collect();
                 row.sort_unstable_by_key(|&(id, _)| id);
                 row.dedup_by(|b, a| {
                     if a.0 == b.0 {

@@ -56,16 +56,8 @@ pub enum EncodingKind {
 
 impl EncodingKind {
     /// The built-in encodings, in report order.
-    pub const BUILT_IN: [EncodingKind; 8] = [
-        Self::Nope,
-        Self::Sinusoidal,
-        Self::Rope,
-        Self::Alibi,
-        Self::Random,
-        Self::Pmds,
-        Self::PmdsR,
-        Self::Smacof,
-    ];
+    pub const BUILT_IN: [EncodingKind; 8] =
+        [Self::Nope, Self::Sinusoidal, Self::Rope, Self::Alibi, Self::Random, Self::Pmds, Self::PmdsR, Self::Smacof];
 
     /// The report name.
     pub fn name(self) -> &'static str {
@@ -312,17 +304,13 @@ pub fn build(
         EncodingKind::Alibi => (alibi(n, params.slope), 0, 0),
         EncodingKind::Random => (random(n, params.d, params.sigma, params.seed)?, table, 0),
         EncodingKind::Pmds => (Points::from_rows(&spectrum.coordinates(pmds_dim)), table, 0),
-        EncodingKind::PmdsR => {
-            (Points::from_rows(&spectrum.coordinates(rank)), (rank * (n + params.d)) as u64, 0)
-        }
+        EncodingKind::PmdsR => (Points::from_rows(&spectrum.coordinates(rank)), (rank * (n + params.d)) as u64, 0),
         EncodingKind::Smacof => {
             let start = Points::from_rows(&spectrum.coordinates(pmds_dim));
             let (p, it) = smacof(&start, target, 500, 1e-9);
             (p, table, it)
         }
-        EncodingKind::Learned => {
-            return Err(PosgeoError::BadMatrix("use `learned` with a supplied matrix".into()))
-        }
+        EncodingKind::Learned => return Err(PosgeoError::BadMatrix("use `learned` with a supplied matrix".into())),
     };
     Ok(Encoding { kind, points, parameters, iterations })
 }
@@ -367,8 +355,7 @@ mod tests {
         let d = p.distances();
         for i in 0..20 {
             for j in 0..20 {
-                let direct: f64 =
-                    p.row(i).iter().zip(p.row(j)).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
+                let direct: f64 = p.row(i).iter().zip(p.row(j)).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
                 assert!((d.get(i, j) - direct).abs() < 1e-12);
             }
         }

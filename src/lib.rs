@@ -15,6 +15,7 @@
 //! * **Command line** (`src/bin/posgeo.rs`, native only).
 
 pub mod analysis;
+pub mod charts;
 pub mod corpus;
 pub mod counts;
 pub mod encodings;
@@ -25,7 +26,6 @@ pub mod monotonicity;
 pub mod stress;
 pub mod synth;
 pub mod web;
-pub mod charts;
 
 pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Report, Stage};
 pub use corpus::{Corpus, InputFormat};

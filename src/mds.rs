@@ -137,8 +137,8 @@ mod tests {
     #[test]
     fn recovers_a_known_configuration() {
         // Four points on a line at 0, 1, 3, 6: B has rank 1, λ_1 = Σ (x_i − x̄)².
-        let x = [0.0, 1.0, 3.0, 6.0];
-        let d = DistanceMatrix::from_fn(4, |i, j| (x[i] - x[j] as f64).abs());
+        let x: [f64; 4] = [0.0, 1.0, 3.0, 6.0];
+        let d = DistanceMatrix::from_fn(4, |i, j| (x[i] - x[j]).abs());
         let s = Spectrum::of_distances(&d).unwrap();
         let mean = 2.5;
         let var: f64 = x.iter().map(|v| (v - mean) * (v - mean)).sum();

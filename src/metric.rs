@@ -144,12 +144,8 @@ pub fn distances(counts: &PositionalCounts, alpha: f64, metric: Metric) -> Resul
             d.data.iter_mut().for_each(|x| *x = 4.0 * (*x / 2.0).min(1.0).asin());
             d
         }
-        Metric::TotalVariation => {
-            DistanceMatrix::from_fn(rows.n, |i, j| 0.5 * rows.merge(i, j, |p, q| (p - q).abs()))
-        }
-        Metric::JensenShannon => DistanceMatrix::from_fn(rows.n, |i, j| {
-            rows.merge(i, j, js_term).max(0.0).sqrt()
-        }),
+        Metric::TotalVariation => DistanceMatrix::from_fn(rows.n, |i, j| 0.5 * rows.merge(i, j, |p, q| (p - q).abs())),
+        Metric::JensenShannon => DistanceMatrix::from_fn(rows.n, |i, j| rows.merge(i, j, js_term).max(0.0).sqrt()),
     })
 }
 
@@ -344,8 +340,7 @@ mod tests {
         let c = counts(&text);
         let d = distances(&c, 0.0, Metric::Hellinger).unwrap();
         let mu = dense(&c, 0.0);
-        let direct: f64 =
-            mu[0].iter().zip(&mu[1]).map(|(p, q)| (p.sqrt() - q.sqrt()).powi(2)).sum::<f64>().sqrt();
+        let direct: f64 = mu[0].iter().zip(&mu[1]).map(|(p, q)| (p.sqrt() - q.sqrt()).powi(2)).sum::<f64>().sqrt();
         assert!(direct > 0.0);
         assert!((d.get(0, 1) - direct).abs() < 1e-15, "{} vs {direct}", d.get(0, 1));
     }

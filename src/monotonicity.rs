@@ -97,7 +97,7 @@ mod tests {
         for seed in 0..20u64 {
             let n = 3 + (seed as usize % 9);
             let d = DistanceMatrix::from_fn(n, |i, j| {
-                let h = (i as u64 * 2654435761 ^ j as u64 * 40503 ^ seed * 97).wrapping_mul(0x9E3779B97F4A7C15);
+                let h = ((i as u64 * 2654435761) ^ (j as u64 * 40503) ^ (seed * 97)).wrapping_mul(0x9E3779B97F4A7C15);
                 // Few distinct values so that ties occur.
                 ((h >> 60) % 5) as f64
             });

@@ -90,15 +90,13 @@ pub fn generate(p: &SynthParams) -> Result<Vec<String>> {
     let samplers: Vec<WeightedIndex<f64>> = (0..p.positions)
         .map(|i| {
             // exp of log-weights shifted by their maximum: never all zero.
-            let e: Vec<f64> = (0..p.regimes)
-                .map(|k| -(i as f64 - centre(k)).powi(2) / (2.0 * p.width * p.width))
-                .collect();
+            let e: Vec<f64> =
+                (0..p.regimes).map(|k| -(i as f64 - centre(k)).powi(2) / (2.0 * p.width * p.width)).collect();
             let top = e.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let w: Vec<f64> = e.iter().map(|x| (x - top).exp()).collect();
             let z: f64 = w.iter().sum();
-            let mix: Vec<f64> = (0..p.vocab)
-                .map(|v| (0..p.regimes).map(|k| w[k] / z * regimes[k][v]).sum::<f64>())
-                .collect();
+            let mix: Vec<f64> =
+                (0..p.vocab).map(|v| (0..p.regimes).map(|k| w[k] / z * regimes[k][v]).sum::<f64>()).collect();
             WeightedIndex::new(mix).map_err(|e| PosgeoError::option("synth", e.to_string()))
         })
         .collect::<Result<_>>()?;

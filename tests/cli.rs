@@ -1,5 +1,6 @@
 //! The command line as a user runs it: good inputs in every format, and bad inputs that
 //! must each give their own message and a non-zero exit code — never a panic.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -46,8 +47,17 @@ fn tmp(name: &str, bytes: &[u8]) -> String {
 fn json_has_the_documented_keys() {
     let v = json(&posgeo(&["analyze", "-", "--json", "--matrix"], corpus().as_bytes()));
     for key in [
-        "sequences", "n", "vocab_size", "support", "eigenvalues", "effective_rank", "energy_rank",
-        "negative_mass", "corpus_monotonicity_violation_rate", "encodings", "hellinger",
+        "sequences",
+        "n",
+        "vocab_size",
+        "support",
+        "eigenvalues",
+        "effective_rank",
+        "energy_rank",
+        "negative_mass",
+        "corpus_monotonicity_violation_rate",
+        "encodings",
+        "hellinger",
     ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
@@ -56,7 +66,9 @@ fn json_has_the_documented_keys() {
     let names = ["nope", "sinusoidal", "rope", "alibi", "random", "pmds", "pmds_r", "smacof"];
     for name in names {
         let e = &v["encodings"][name];
-        for key in ["raw_stress", "scaled_stress", "scale", "spearman", "monotonicity_violation_rate", "dim", "parameters"] {
+        for key in
+            ["raw_stress", "scaled_stress", "scale", "spearman", "monotonicity_violation_rate", "dim", "parameters"]
+        {
             assert!(e.get(key).is_some(), "{name} lacks {key}");
         }
     }
@@ -76,7 +88,8 @@ fn every_input_format_gives_the_same_numbers() {
     let tsv: String = text.lines().map(|l| format!("x\t{l}\n")).collect();
     let jsonl: String = text.lines().map(|l| format!("{{\"body\": {l:?}}}\n")).collect();
     let from_csv = json(&posgeo(&["analyze", &tmp("c.csv", csv.as_bytes()), "--column", "text", "--json"], b""));
-    let from_tsv = json(&posgeo(&["analyze", "--format", "tsv", "--no-header", "--column", "1", "--json"], tsv.as_bytes()));
+    let from_tsv =
+        json(&posgeo(&["analyze", "--format", "tsv", "--no-header", "--column", "1", "--json"], tsv.as_bytes()));
     let from_jsonl = json(&posgeo(&["analyze", &tmp("c.jsonl", jsonl.as_bytes()), "--field", "body", "--json"], b""));
     for other in [from_csv, from_tsv, from_jsonl] {
         assert_eq!(other["encodings"], base["encodings"]);

@@ -1,4 +1,5 @@
 //! Mathematical properties of the pipeline, on random corpora (proptest) and known cases.
+#![cfg(not(target_arch = "wasm32"))]
 
 use posgeo::analysis::{analyze, Analysis, AnalysisParams};
 use posgeo::corpus::tokenize::TokenizerKind;
@@ -21,7 +22,7 @@ fn run(lines: &[String], p: &AnalysisParams) -> Option<Analysis> {
     analyze(&Corpus::from_sequences(lines.iter().cloned()), p, None, &mut |_| true).ok()
 }
 
-fn get<'a>(a: &'a Analysis, kind: EncodingKind) -> &'a posgeo::analysis::Compared {
+fn get(a: &Analysis, kind: EncodingKind) -> &posgeo::analysis::Compared {
     a.compared.iter().find(|c| c.encoding.kind == kind).expect("encoding present")
 }
 
@@ -29,9 +30,8 @@ fn get<'a>(a: &'a Analysis, kind: EncodingKind) -> &'a posgeo::analysis::Compare
 fn corpus() -> impl Strategy<Value = Vec<String>> {
     (2usize..10).prop_flat_map(|v| {
         prop::collection::vec(
-            prop::collection::vec(0..v, 1..12).prop_map(|toks| {
-                toks.iter().map(|t| format!("t{t}")).collect::<Vec<_>>().join(" ")
-            }),
+            prop::collection::vec(0..v, 1..12)
+                .prop_map(|toks| toks.iter().map(|t| format!("t{t}")).collect::<Vec<_>>().join(" ")),
             4..40,
         )
     })

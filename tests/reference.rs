@@ -3,6 +3,7 @@
 //! naive pure-Python implementation of the same definitions (dense loops, Jacobi
 //! eigen-decomposition, brute-force monotonicity). `random` is left out: its table comes
 //! from Rust's seeded ChaCha8 stream, which the reference does not re-implement.
+#![cfg(not(target_arch = "wasm32"))]
 
 use serde_json::Value;
 use std::process::Command;

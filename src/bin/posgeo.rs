@@ -24,7 +24,11 @@ mod cli {
     use std::process::ExitCode;
 
     #[derive(Parser)]
-    #[command(name = "posgeo", version, about = "The geometry of positional encodings: Hellinger distances between positional token distributions, classical MDS (PMDS) and the stress of every encoding.")]
+    #[command(
+        name = "posgeo",
+        version,
+        about = "The geometry of positional encodings: Hellinger distances between positional token distributions, classical MDS (PMDS) and the stress of every encoding."
+    )]
     struct Cli {
         #[command(subcommand)]
         command: Command,
@@ -218,9 +222,9 @@ mod cli {
     fn read_input(path: Option<&str>) -> Result<Vec<u8>, String> {
         let mut bytes = Vec::new();
         match path {
-            None | Some("-") => std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| format!("cannot read standard input: {e}"))?,
+            None | Some("-") => {
+                std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?
+            }
             Some(p) => {
                 bytes = std::fs::read(p).map_err(|e| format!("cannot read {p}: {e}"))?;
                 0

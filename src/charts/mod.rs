@@ -86,11 +86,9 @@ const FLOOR: f64 = 1e-6;
 pub fn stress_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -> ChartResult {
     area.fill(&WHITE).map_err(err)?;
     let names = &r.encoding_order;
-    let top = names
-        .iter()
-        .flat_map(|n| [r.encodings[n].raw_stress, r.encodings[n].scaled_stress])
-        .fold(1.0f64, f64::max)
-        * 3.0;
+    let top =
+        names.iter().flat_map(|n| [r.encodings[n].raw_stress, r.encodings[n].scaled_stress]).fold(1.0f64, f64::max)
+            * 3.0;
     let k = names.len() as f64;
     let mut chart = ChartBuilder::on(area)
         .margin(10)
@@ -111,7 +109,8 @@ pub fn stress_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report
     for (i, n) in names.iter().enumerate() {
         let e = &r.encodings[n];
         let x = i as f64;
-        let bar = |v: f64, l: f64, c: RGBColor| Rectangle::new([(x + l, FLOOR), (x + l + 0.35, v.max(FLOOR))], c.filled());
+        let bar =
+            |v: f64, l: f64, c: RGBColor| Rectangle::new([(x + l, FLOOR), (x + l + 0.35, v.max(FLOOR))], c.filled());
         chart.draw_series([bar(e.raw_stress, 0.12, RAW), bar(e.scaled_stress, 0.5, SCALED)]).map_err(err)?;
     }
     Ok(frame(&chart, (0.0, k), (FLOOR, top), true))
@@ -228,8 +227,14 @@ pub fn pmds_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, coords: &[Vec
     area.fill(&WHITE).map_err(err)?;
     let pt = |c: &Vec<f64>| (c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0));
     let pts: Vec<(f64, f64)> = coords.iter().map(pt).collect();
-    let (x0, x1) = padded(pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min), pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max));
-    let (y0, y1) = padded(pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min), pts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max));
+    let (x0, x1) = padded(
+        pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min),
+        pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (y0, y1) = padded(
+        pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min),
+        pts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max),
+    );
     let mut chart = ChartBuilder::on(area)
         .margin(10)
         .x_label_area_size(35)
@@ -306,8 +311,11 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
 /// Monotonicity violation rate per encoding and for the corpus metric itself.
 pub fn monotonicity<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -> ChartResult {
     area.fill(&WHITE).map_err(err)?;
-    let mut rows: Vec<(String, f64)> = vec![("corpus D".to_string(), r.corpus_monotonicity_violation_rate.unwrap_or(0.0))];
-    rows.extend(r.encoding_order.iter().map(|n| (n.clone(), r.encodings[n].monotonicity_violation_rate.unwrap_or(0.0))));
+    let mut rows: Vec<(String, f64)> =
+        vec![("corpus D".to_string(), r.corpus_monotonicity_violation_rate.unwrap_or(0.0))];
+    rows.extend(
+        r.encoding_order.iter().map(|n| (n.clone(), r.encodings[n].monotonicity_violation_rate.unwrap_or(0.0))),
+    );
     let k = rows.len() as f64;
     let top = rows.iter().map(|r| r.1).fold(0.05, f64::max) * 1.1;
     let mut chart = ChartBuilder::on(area)
@@ -317,13 +325,7 @@ pub fn monotonicity<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Repor
         .caption("monotonicity violation rate (sequence order)", ("sans-serif", 16))
         .build_cartesian_2d(0f64..k, 0f64..top)
         .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_desc("violations / triples")
-        .draw()
-        .map_err(err)?;
+    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc("violations / triples").draw().map_err(err)?;
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     category_labels(&mut chart, &names, 0.0)?;
     chart
@@ -369,7 +371,10 @@ pub(crate) mod tests {
 
     pub(super) fn report() -> Report {
         let lines = generate(&SynthParams { sequences: 200, positions: 20, ..Default::default() }).unwrap();
-        let p = AnalysisParams { encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() }, ..Default::default() };
+        let p = AnalysisParams {
+            encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
+            ..Default::default()
+        };
         analyze(&Corpus::from_sequences(lines), &p, None, &mut |_| true).unwrap().report(true)
     }
 

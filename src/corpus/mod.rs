@@ -145,9 +145,8 @@ fn read_jsonl(bytes: &[u8], field: &str, lossy: bool) -> Result<Corpus> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(line).map_err(|e| {
-            PosgeoError::BadRecord { line: no, message: format!("not valid JSON ({e})") }
-        })?;
+        let value: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| PosgeoError::BadRecord { line: no, message: format!("not valid JSON ({e})") })?;
         let text = match value.get(field) {
             Some(serde_json::Value::String(s)) => s,
             Some(other) => {
@@ -157,10 +156,7 @@ fn read_jsonl(bytes: &[u8], field: &str, lossy: bool) -> Result<Corpus> {
                 })
             }
             None => {
-                return Err(PosgeoError::BadRecord {
-                    line: no,
-                    message: format!("the record has no field {field:?}"),
-                })
+                return Err(PosgeoError::BadRecord { line: no, message: format!("the record has no field {field:?}") })
             }
         };
         if !text.is_empty() {
@@ -183,11 +179,7 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 
 /// The header names of a CSV/TSV file (first record), for a column picker.
 pub fn csv_headers(bytes: &[u8], delimiter: u8) -> Result<Vec<String>> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
+    let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(bytes);
     let mut rec = csv::ByteRecord::new();
     match rdr.read_byte_record(&mut rec) {
         Ok(true) => Ok(rec.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect()),
@@ -196,26 +188,15 @@ pub fn csv_headers(bytes: &[u8], delimiter: u8) -> Result<Vec<String>> {
     }
 }
 
-fn read_csv(
-    bytes: &[u8],
-    delimiter: u8,
-    column: Option<&str>,
-    has_header: bool,
-    lossy: bool,
-) -> Result<Corpus> {
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(delimiter)
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(bytes);
+fn read_csv(bytes: &[u8], delimiter: u8, column: Option<&str>, has_header: bool, lossy: bool) -> Result<Corpus> {
+    let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(bytes);
     let mut records = rdr.byte_records();
     let mut corpus = Corpus::default();
     let first = match records.next() {
         Some(r) => r.map_err(|e| PosgeoError::Csv(e.to_string()))?,
         None => return Err(PosgeoError::EmptyInput),
     };
-    let names: Vec<String> =
-        first.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect();
+    let names: Vec<String> = first.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect();
     let available = || {
         if has_header {
             names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
@@ -225,22 +206,12 @@ fn read_csv(
     };
     let index = match column {
         None if names.len() == 1 => 0,
-        None => {
-            return Err(PosgeoError::MissingColumn {
-                column: "(none chosen)".into(),
-                available: available(),
-            })
-        }
+        None => return Err(PosgeoError::MissingColumn { column: "(none chosen)".into(), available: available() }),
         Some(c) => {
             let by_name = if has_header { names.iter().position(|n| n == c) } else { None };
             match by_name.or_else(|| c.parse::<usize>().ok().filter(|&i| i < names.len())) {
                 Some(i) => i,
-                None => {
-                    return Err(PosgeoError::MissingColumn {
-                        column: c.into(),
-                        available: available(),
-                    })
-                }
+                None => return Err(PosgeoError::MissingColumn { column: c.into(), available: available() }),
             }
         }
     };
@@ -287,11 +258,7 @@ mod tests {
     #[test]
     fn csv_by_name_index_and_quotes() {
         let data = b"id,text\n1,\"hello, world\"\n2,\"say \"\"hi\"\"\"\n";
-        let f = |c: &str| InputFormat::Csv {
-            delimiter: b',',
-            column: Some(c.into()),
-            has_header: true,
-        };
+        let f = |c: &str| InputFormat::Csv { delimiter: b',', column: Some(c.into()), has_header: true };
         let c = Corpus::read(data, &f("text"), false).unwrap();
         assert_eq!(c.sequences, vec!["hello, world", "say \"hi\""]);
         assert_eq!(Corpus::read(data, &f("1"), false).unwrap(), c);

@@ -58,13 +58,21 @@ pub fn set_checked(id: &str, on: bool) {
 }
 
 /// Adds an event listener that lives as long as the page.
-pub fn on<E: JsCast + wasm_bindgen::convert::FromWasmAbi + 'static>(target: &web_sys::EventTarget, event: &str, f: impl FnMut(E) + 'static) {
+pub fn on<E: JsCast + wasm_bindgen::convert::FromWasmAbi + 'static>(
+    target: &web_sys::EventTarget,
+    event: &str,
+    f: impl FnMut(E) + 'static,
+) {
     let cb = Closure::<dyn FnMut(E)>::new(f);
     target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref()).ok();
     cb.forget();
 }
 
-pub fn on_id<E: JsCast + wasm_bindgen::convert::FromWasmAbi + 'static>(id: &str, event: &str, f: impl FnMut(E) + 'static) {
+pub fn on_id<E: JsCast + wasm_bindgen::convert::FromWasmAbi + 'static>(
+    id: &str,
+    event: &str,
+    f: impl FnMut(E) + 'static,
+) {
     on(&el(id), event, f);
 }
 

@@ -134,7 +134,10 @@ fn source_choice() -> &'static str {
 }
 
 fn read_state() -> Result<PageState, String> {
-    let mut st = PageState { corpus: if source_choice() == "genesis" { Builtin::Genesis } else { Builtin::Synthetic }, ..Default::default() };
+    let mut st = PageState {
+        corpus: if source_choice() == "genesis" { Builtin::Genesis } else { Builtin::Synthetic },
+        ..Default::default()
+    };
     let s = &mut st.synth;
     s.vocab = num("synth-V", "V")?;
     s.positions = num("synth-n", "n")?;
@@ -296,7 +299,10 @@ fn on_response(s: &str) {
         Response::Estimate { id, sequences, max_positions, memory_bytes } if id == current => {
             set_text(
                 "estimate",
-                &format!("{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory", memory_bytes as f64 / 1e6),
+                &format!(
+                    "{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory",
+                    memory_bytes as f64 / 1e6
+                ),
             );
         }
         Response::Done { id, payload } if id == current => {
@@ -548,7 +554,13 @@ fn payload() -> Option<std::rc::Rc<Payload>> {
 }
 
 fn fmt(v: Option<f64>) -> String {
-    v.map_or("—".into(), |x| if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e4) { format!("{x:.3e}") } else { format!("{x:.4}") })
+    v.map_or("—".into(), |x| {
+        if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e4) {
+            format!("{x:.3e}")
+        } else {
+            format!("{x:.4}")
+        }
+    })
 }
 
 fn render_all() {
@@ -557,19 +569,35 @@ fn render_all() {
     let summary = el("summary");
     summary.set_text_content(None);
     let lines = [
-        format!("{} sequences, {} tokens counted at kept positions, vocabulary |V| = {}", r.sequences, r.tokens, r.vocab_size),
+        format!(
+            "{} sequences, {} tokens counted at kept positions, vocabulary |V| = {}",
+            r.sequences, r.tokens, r.vocab_size
+        ),
         format!("n = {} positions kept (support from {} down to {})", r.n, r.support[0], r.support[r.n - 1]),
         r.dropped_reason.clone().unwrap_or_else(|| "no position dropped".into()),
-        format!("metric: {}; effective rank r_τ = {}, energy rank r_E = {}, negative mass {}", r.metric, r.effective_rank, r.energy_rank, fmt(Some(r.negative_mass))),
-        format!("monotonicity violation rate of the corpus metric itself: {}", fmt(r.corpus_monotonicity_violation_rate)),
+        format!(
+            "metric: {}; effective rank r_τ = {}, energy rank r_E = {}, negative mass {}",
+            r.metric,
+            r.effective_rank,
+            r.energy_rank,
+            fmt(Some(r.negative_mass))
+        ),
+        format!(
+            "monotonicity violation rate of the corpus metric itself: {}",
+            fmt(r.corpus_monotonicity_violation_rate)
+        ),
     ];
-    for l in lines.iter().chain((r.skipped_lines > 0).then(|| format!("{} line(s) of invalid UTF-8 skipped", r.skipped_lines)).iter()) {
+    for l in lines
+        .iter()
+        .chain((r.skipped_lines > 0).then(|| format!("{} line(s) of invalid UTF-8 skipped", r.skipped_lines)).iter())
+    {
         summary.append_child(&dom::make("p", l)).ok();
     }
     // Shepard choices.
     let sel = el("shepard-select");
     sel.set_text_content(None);
-    let want = with(|a| a.shepard.clone()).filter(|s| r.encodings.contains_key(s)).unwrap_or_else(|| "sinusoidal".into());
+    let want =
+        with(|a| a.shepard.clone()).filter(|s| r.encodings.contains_key(s)).unwrap_or_else(|| "sinusoidal".into());
     for name in &r.encoding_order {
         let o = dom::make("option", name);
         o.set_attribute("value", name).ok();
@@ -633,7 +661,12 @@ fn render_table() {
 }
 
 /// Draws one chart on any backend; `bitmap` = the canvas will paint the heatmap itself.
-fn draw_on<DB: DrawingBackend>(name: &str, root: &DrawingArea<DB, plotters::coord::Shift>, p: &Payload, svg: bool) -> Result<Frame, String> {
+fn draw_on<DB: DrawingBackend>(
+    name: &str,
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    p: &Payload,
+    svg: bool,
+) -> Result<Frame, String> {
     let r = &p.report;
     match name {
         "stress" => charts::stress_bars(root, r),
@@ -698,7 +731,9 @@ fn paint_heatmap(c: &HtmlCanvasElement, f: &Frame, p: &Payload) {
     }
     let Ok(Some(ctx)) = c.get_context("2d") else { return };
     let ctx: web_sys::CanvasRenderingContext2d = ctx.unchecked_into();
-    if let Ok(img) = web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&data), w as u32, h as u32) {
+    if let Ok(img) =
+        web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&data), w as u32, h as u32)
+    {
         ctx.put_image_data(&img, f.px.0 as f64, f.py.0 as f64).ok();
     }
 }
@@ -715,12 +750,19 @@ fn hover(name: &'static str, e: &MouseEvent) {
     let c = canvas(name);
     let sx = c.width() as f64 / c.client_width().max(1) as f64;
     let sy = c.height() as f64 / c.client_height().max(1) as f64;
-    let Some((x, y)) = frame.to_data((e.offset_x() as f64 * sx) as i32, (e.offset_y() as f64 * sy) as i32) else { return };
+    let Some((x, y)) = frame.to_data((e.offset_x() as f64 * sx) as i32, (e.offset_y() as f64 * sy) as i32) else {
+        return;
+    };
     let r = &p.report;
     let text = match name {
         "stress" => r.encoding_order.get(x.max(0.0) as usize).map(|n| {
             let s = &r.encodings[n];
-            format!("{n}: raw σ = {}, scaled σ* = {}, a* = {}", fmt(Some(s.raw_stress)), fmt(Some(s.scaled_stress)), fmt(Some(s.scale)))
+            format!(
+                "{n}: raw σ = {}, scaled σ* = {}, a* = {}",
+                fmt(Some(s.raw_stress)),
+                fmt(Some(s.scaled_stress)),
+                fmt(Some(s.scale))
+            )
         }),
         "heatmap" => {
             let (i, j) = (y.max(0.0) as usize, x.max(0.0) as usize);
@@ -736,7 +778,8 @@ fn hover(name: &'static str, e: &MouseEvent) {
         "map" => {
             let (sx, sy) = ((frame.x.1 - frame.x.0).max(1e-300), (frame.y.1 - frame.y.0).max(1e-300));
             let best = r.pmds_coordinates.iter().enumerate().min_by(|a, b| {
-                let d = |c: &Vec<f64>| ((c[0] - x) / sx).powi(2) + ((c.get(1).copied().unwrap_or(0.0) - y) / sy).powi(2);
+                let d =
+                    |c: &Vec<f64>| ((c[0] - x) / sx).powi(2) + ((c.get(1).copied().unwrap_or(0.0) - y) / sy).powi(2);
                 d(a.1).total_cmp(&d(b.1))
             });
             best.map(|(i, c)| {
@@ -748,7 +791,13 @@ fn hover(name: &'static str, e: &MouseEvent) {
         "rank" => {
             let k = x.round().max(1.0) as usize;
             r.rank_curve.get(k - 1).map(|pt| {
-                format!("r = {k}: σ = {}, σ* = {}, parameters r(n+d) = {} vs n·d = {}", fmt(Some(pt.raw_stress)), fmt(Some(pt.scaled_stress)), pt.parameters, r.n * r.params.encodings.d)
+                format!(
+                    "r = {k}: σ = {}, σ* = {}, parameters r(n+d) = {} vs n·d = {}",
+                    fmt(Some(pt.raw_stress)),
+                    fmt(Some(pt.scaled_stress)),
+                    pt.parameters,
+                    r.n * r.params.encodings.d
+                )
             })
         }
         "monotonicity" => {
@@ -797,7 +846,8 @@ fn export_chart(name: &str, kind: &str) {
 }
 
 fn csv_rows(rows: &[Vec<f64>]) -> String {
-    rows.iter().map(|r| r.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(",")).collect::<Vec<_>>().join("\n") + "\n"
+    rows.iter().map(|r| r.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(",")).collect::<Vec<_>>().join("\n")
+        + "\n"
 }
 
 fn export(what: &str) {
@@ -809,11 +859,22 @@ fn export(what: &str) {
             dom::download("posgeo-report.json", "application/json", s.as_bytes());
         }
         "table" => {
-            let mut s = String::from("encoding,dim,parameters,raw_stress,scaled_stress,scale,spearman,monotonicity_violation_rate\n");
+            let mut s = String::from(
+                "encoding,dim,parameters,raw_stress,scaled_stress,scale,spearman,monotonicity_violation_rate\n",
+            );
             let o = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:?}"));
             for n in &r.encoding_order {
                 let e = &r.encodings[n];
-                s.push_str(&format!("{n},{},{},{:?},{:?},{:?},{},{}\n", e.dim, e.parameters, e.raw_stress, e.scaled_stress, e.scale, o(e.spearman), o(e.monotonicity_violation_rate)));
+                s.push_str(&format!(
+                    "{n},{},{},{:?},{:?},{:?},{},{}\n",
+                    e.dim,
+                    e.parameters,
+                    e.raw_stress,
+                    e.scaled_stress,
+                    e.scale,
+                    o(e.spearman),
+                    o(e.monotonicity_violation_rate)
+                ));
             }
             dom::download("posgeo-stress.csv", "text/csv", s.as_bytes());
         }

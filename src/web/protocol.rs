@@ -178,7 +178,11 @@ mod tests {
     fn messages_round_trip_as_json() {
         let req = Request {
             id: 7,
-            source: Source::Bytes { name: "x.csv".into(), format: InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true }, lossy: false },
+            source: Source::Bytes {
+                name: "x.csv".into(),
+                format: InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true },
+                lossy: false,
+            },
             params: AnalysisParams::default(),
         };
         let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
@@ -189,7 +193,10 @@ mod tests {
 
     #[test]
     fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
-        let params = AnalysisParams { encodings: crate::encodings::EncodingParams { d: 32, ..Default::default() }, ..Default::default() };
+        let params = AnalysisParams {
+            encodings: crate::encodings::EncodingParams { d: 32, ..Default::default() },
+            ..Default::default()
+        };
         let synth = SynthParams { sequences: 200, positions: 16, ..Default::default() };
         let req = Request { id: 3, source: Source::Synthetic(synth.clone()), params: params.clone() };
         let mut stages = Vec::new();
@@ -210,7 +217,11 @@ mod tests {
 
     #[test]
     fn bad_bytes_become_an_error_message() {
-        let req = Request { id: 1, source: Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false }, params: AnalysisParams::default() };
+        let req = Request {
+            id: 1,
+            source: Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false },
+            params: AnalysisParams::default(),
+        };
         let err = run(&req, b"", &mut |_| {}).unwrap_err();
         assert_eq!(err.to_string(), "the input is empty");
         assert!(run(&Request { source: Source::Genesis, ..req }, &[], &mut |_| {}).is_ok());

@@ -100,9 +100,7 @@ impl PageState {
         for (k, v) in pairs {
             let (s, p) = (&mut st.synth, &mut st.params);
             match k {
-                "corpus" => {
-                    st.corpus = if v == "genesis" { Builtin::Genesis } else { Builtin::Synthetic }
-                }
+                "corpus" => st.corpus = if v == "genesis" { Builtin::Genesis } else { Builtin::Synthetic },
                 "V" => set(&mut s.vocab, v),
                 "n" => set(&mut s.positions, v),
                 "K" => set(&mut s.regimes, v),

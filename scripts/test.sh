@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Sets up (scripts/setup.sh) and runs every test of posgeo:
+# format and lint (native and wasm32), native unit/property/reference/CLI tests, the core and
+# web glue in headless Chromium (wasm-bindgen-test), the release site build, and the
+# end-to-end tests of the built site in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export RUST_BACKTRACE=0
+export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "format"
+cargo fmt --check
+step "clippy (native)"
+cargo clippy --all-targets -- -D warnings
+step "clippy (wasm32)"
+cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
+step "native tests"
+cargo test
+step "wasm tests in headless Chromium"
+cargo test --target wasm32-unknown-unknown --test wasm
+step "site build (trunk build --release)"
+trunk --skip-version-check build --release
+step "end-to-end tests in headless Chromium"
+cargo build --bin posgeo
+POSGEO_BIN="$PWD/target/debug/posgeo" node --test tests/e2e/

@@ -1,0 +1,102 @@
+//! The numeric core and the web glue, run in headless Chromium (wasm-bindgen-test):
+//! the browser must compute what the CLI computes.
+#![cfg(target_arch = "wasm32")]
+
+use posgeo::analysis::{analyze, AnalysisParams};
+use posgeo::corpus::tokenize::TokenizerKind;
+use posgeo::encodings::EncodingKind;
+use posgeo::web::protocol::{self, Request, Response, Source};
+use posgeo::web::state::PageState;
+use posgeo::{charts, Corpus, InputFormat};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn one_hot() -> Corpus {
+    Corpus::from_sequences((0..5).map(|_| "a b c"))
+}
+
+#[wasm_bindgen_test]
+fn three_one_hot_distributions_give_one_sixth_and_one_ninth() {
+    let mut p = AnalysisParams { tokenizer: TokenizerKind::Whitespace, ..Default::default() };
+    p.encodings.d = 1;
+    let a = analyze(&one_hot(), &p, None, &mut |_| true).unwrap();
+    let pmds = a.compared.iter().find(|c| c.encoding.kind == EncodingKind::Pmds).unwrap();
+    assert!((pmds.stress.raw_stress - 1.0 / 6.0).abs() < 1e-12);
+    assert!((pmds.stress.scaled_stress - 1.0 / 9.0).abs() < 1e-12);
+    let nope = a.compared.iter().find(|c| c.encoding.kind == EncodingKind::Nope).unwrap();
+    assert_eq!(nope.stress.raw_stress, 1.0);
+}
+
+#[wasm_bindgen_test]
+fn full_rank_pmds_is_exact_and_the_spectrum_is_psd() {
+    let lines: Vec<String> = (0..40).map(|k| format!("x{} y{} z{} w{}", k % 3, k % 5, k % 4, k % 7)).collect();
+    let a = analyze(&Corpus::from_sequences(lines), &AnalysisParams::default(), None, &mut |_| true).unwrap();
+    assert!(a.spectrum.eigenvalues.iter().all(|&l| l > -1e-12));
+    let pmds = a.compared.iter().find(|c| c.encoding.kind == EncodingKind::Pmds).unwrap();
+    assert!(pmds.stress.raw_stress < 1e-12);
+}
+
+#[wasm_bindgen_test]
+fn gzip_and_csv_decode_in_the_browser() {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(b"id,text\n1,\"a, b\"\n2,c d\n").unwrap();
+    let gz = enc.finish().unwrap();
+    let f = InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true };
+    assert_eq!(Corpus::read(&gz, &f, false).unwrap().sequences, vec!["a, b", "c d"]);
+}
+
+#[wasm_bindgen_test]
+fn worker_protocol_runs_and_reports_progress() {
+    let req = Request { id: 5, source: Source::Genesis, params: AnalysisParams { max_len: 20, ..Default::default() } };
+    let json = serde_json::to_string(&req).unwrap();
+    let back: Request = serde_json::from_str(&json).unwrap();
+    let mut progress = 0;
+    let payload = protocol::run(&back, &[], &mut |r| {
+        if matches!(r, Response::Progress { id: 5, .. }) {
+            progress += 1;
+        }
+    })
+    .unwrap();
+    assert!(progress >= 5);
+    assert_eq!(payload.report.n, 20);
+    assert_eq!(payload.report.sequences, 1533);
+}
+
+#[wasm_bindgen_test]
+fn url_state_round_trips_through_url_search_params() {
+    let mut st = PageState::default();
+    st.params.encodings.d = 48;
+    st.params.alpha = 0.5;
+    let q = web_sys::UrlSearchParams::new().unwrap();
+    for (k, v) in st.to_pairs() {
+        q.append(&k, &v);
+    }
+    let s: String = q.to_string().into();
+    let parsed = web_sys::UrlSearchParams::new_with_str(&s).unwrap();
+    let pairs = [("d", parsed.get("d").unwrap()), ("alpha", parsed.get("alpha").unwrap())];
+    let back = PageState::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
+    assert_eq!(back, st);
+}
+
+#[wasm_bindgen_test]
+fn charts_draw_on_an_offscreen_canvas() {
+    use plotters::prelude::*;
+    let lines: Vec<String> = (0..40).map(|k| format!("x{} y{} z{} w{}", k % 3, k % 5, k % 4, k % 7)).collect();
+    let r =
+        analyze(&Corpus::from_sequences(lines), &AnalysisParams::default(), None, &mut |_| true).unwrap().report(true);
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().unchecked_into();
+    canvas.set_width(400);
+    canvas.set_height(300);
+    let root = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone()).unwrap().into_drawing_area();
+    let frame = charts::stress_bars(&root, &r).unwrap();
+    root.present().unwrap();
+    assert!(frame.px.0 < frame.px.1 && frame.py.0 < frame.py.1);
+    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().unchecked_into();
+    let data = ctx.get_image_data(0.0, 0.0, 400.0, 300.0).unwrap().data();
+    let coloured = data.chunks(4).filter(|p| !(p[0] == p[1] && p[1] == p[2])).count();
+    assert!(coloured > 100, "bars are drawn in colour ({coloured} pixels)");
+}
