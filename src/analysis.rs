@@ -219,9 +219,16 @@ pub fn analyze(
         report(Stage::Encodings, k as f64 / kinds.len() as f64)?;
         let encoding = match (kind, learned) {
             (EncodingKind::Learned, Some(table)) => encodings::learned(n, table)?,
-            _ => encodings::build(kind, n, &params.encodings, &spectrum, pmds_dim, rank, &distances)?,
+            _ => {
+                let step = |f: f64| (k as f64 + f) / kinds.len() as f64;
+                let mut inner = |f: f64| cancelled |= report(Stage::Encodings, step(f)).is_err();
+                encodings::build(kind, n, &params.encodings, &spectrum, pmds_dim, rank, &distances, &mut inner)?
+            }
         };
         let delta = encoding.points.distances();
+        if cancelled {
+            return Err(PosgeoError::Cancelled);
+        }
         let stress = stress::stress(&delta, &distances)?;
         compared.push(Compared { encoding, delta, stress });
     }

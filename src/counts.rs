@@ -82,8 +82,78 @@ pub struct PositionalCounts {
     pub tokens: u64,
 }
 
-/// Per-(position, type) tallies while reading: count and first sequence index.
-type Tally = FxHashMap<u32, (u64, u32)>;
+/// Tokens buffered before a sort-and-merge into the running (position, type) counts.
+const CHUNK: usize = 1 << 22;
+
+/// Sorted, run-length counts of (position << 32 | type id) keys: memory proportional to the
+/// distinct (position, type) pairs plus one chunk of keys.
+#[derive(Default)]
+struct PairCounts {
+    merged: Vec<(u64, u64)>,
+    buffer: Vec<u64>,
+}
+
+impl PairCounts {
+    fn push(&mut self, pos: usize, id: u32) {
+        self.buffer.push((pos as u64) << 32 | id as u64);
+        if self.buffer.len() >= CHUNK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.buffer.sort_unstable();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for &k in &self.buffer {
+            match runs.last_mut() {
+                Some((key, c)) if *key == k => *c += 1,
+                _ => runs.push((k, 1)),
+            }
+        }
+        self.buffer.clear();
+        if self.merged.is_empty() {
+            self.merged = runs;
+            return;
+        }
+        let old = std::mem::take(&mut self.merged);
+        let mut out = Vec::with_capacity(old.len() + runs.len());
+        let (mut a, mut b) = (0, 0);
+        while a < old.len() && b < runs.len() {
+            match old[a].0.cmp(&runs[b].0) {
+                std::cmp::Ordering::Less => {
+                    out.push(old[a]);
+                    a += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    out.push(runs[b]);
+                    b += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    out.push((old[a].0, old[a].1 + runs[b].1));
+                    a += 1;
+                    b += 1;
+                }
+            }
+        }
+        out.extend_from_slice(&old[a..]);
+        out.extend_from_slice(&runs[b..]);
+        self.merged = out;
+    }
+
+    /// Rows (type id, count) for positions 0..n, each sorted by id.
+    fn rows(mut self, n: usize) -> Vec<Vec<(u32, u64)>> {
+        self.flush();
+        let mut rows = vec![Vec::new(); n];
+        for (key, c) in self.merged {
+            let pos = (key >> 32) as usize;
+            if pos >= n {
+                break;
+            }
+            rows[pos].push((key as u32, c));
+        }
+        rows
+    }
+}
 
 impl PositionalCounts {
     /// Counts a corpus. `progress` receives the fraction of sequences read.
@@ -97,9 +167,15 @@ impl PositionalCounts {
         if params.top_k == Some(0) {
             return Err(PosgeoError::option("top_k", "must be at least 1"));
         }
-        let mut interner: FxHashMap<String, u32> = FxHashMap::default();
+        // Keys up to 24 bytes live inline in the table: one cache line per lookup.
+        let mut interner: FxHashMap<compact_str::CompactString, u32> = FxHashMap::default();
         let mut types: Vec<String> = Vec::new();
-        let mut tallies: Vec<Tally> = Vec::new();
+        // Per type, its occurrences (sequence, position) with strictly decreasing positions:
+        // the first occurrence among positions < n is the first entry with position < n.
+        let mut firsts: Vec<Vec<(u32, u32)>> = Vec::new();
+        // The last position pushed to `firsts[id]` (flat, so the common case is one load).
+        let mut lowest: Vec<u32> = Vec::new();
+        let mut pairs = PairCounts::default();
         let mut lengths: Vec<u32> = Vec::with_capacity(corpus.sequences.len());
         let total = corpus.sequences.len().max(1);
         for (s, seq) in corpus.sequences.iter().enumerate() {
@@ -109,15 +185,18 @@ impl PositionalCounts {
                     Some(&id) => id,
                     None => {
                         let id = types.len() as u32;
-                        interner.insert(tok.to_string(), id);
+                        interner.insert(tok.into(), id);
                         types.push(tok.to_string());
+                        firsts.push(Vec::new());
+                        lowest.push(u32::MAX);
                         id
                     }
                 };
-                if tallies.len() <= pos {
-                    tallies.push(Tally::default());
+                if (pos as u32) < lowest[id as usize] {
+                    lowest[id as usize] = pos as u32;
+                    firsts[id as usize].push((s as u32, pos as u32));
                 }
-                tallies[pos].entry(id).or_insert((0, s as u32)).0 += 1;
+                pairs.push(pos, id);
                 pos += 1;
             });
             lengths.push(pos as u32);
@@ -126,17 +205,18 @@ impl PositionalCounts {
             }
         }
         progress(1.0);
-        Self::from_tallies(types, tallies, &lengths, params)
+        Self::assemble(types, firsts, pairs, &lengths, params)
     }
 
-    fn from_tallies(
+    fn assemble(
         types: Vec<String>,
-        mut tallies: Vec<Tally>,
+        firsts: Vec<Vec<(u32, u32)>>,
+        pairs: PairCounts,
         lengths: &[u32],
         params: &CountParams,
     ) -> Result<Self> {
         let sequences = lengths.len();
-        let longest = tallies.len();
+        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
         let cap = longest.min(params.max_len);
         // N_i in condition mode: sequences longer than i (suffix sums of a length histogram).
         let mut longer_than = vec![0u64; cap + 1];
@@ -156,36 +236,35 @@ impl PositionalCounts {
         if n < 2 {
             return Err(PosgeoError::TooFewPositions { n, min_support: params.min_support, max_len: params.max_len });
         }
-        tallies.truncate(n);
+        let mut raw_rows = pairs.rows(n);
 
-        // `<pad>` at position i: sequences of length ≤ i; first such sequence for tie-breaks.
+        // First occurrence (sequence, position) of each type among positions < n.
         let pad_id = types.len() as u32;
-        let mut pad_first: Option<(u32, u32)> = None; // (sequence, position)
+        let n_types = types.len() + 1;
+        let mut first: Vec<(u32, u32)> = firsts
+            .iter()
+            .map(|f| f.iter().find(|&&(_, p)| (p as usize) < n).copied().unwrap_or((u32::MAX, u32::MAX)))
+            .collect();
+        first.push((u32::MAX, u32::MAX));
+        // `<pad>` at position i: sequences of length ≤ i; it first occurs in the first
+        // sequence shorter than n, right after its last token.
         if params.mode == Mode::Pad {
-            for (s, &l) in lengths.iter().enumerate() {
-                if (l as usize) < n {
-                    pad_first = Some((s as u32, l));
-                    break;
-                }
+            if let Some((s, &l)) = lengths.iter().enumerate().find(|&(_, &l)| (l as usize) < n) {
+                first[pad_id as usize] = (s as u32, l);
             }
-            for (i, tally) in tallies.iter_mut().enumerate() {
+            for (i, row) in raw_rows.iter_mut().enumerate() {
                 let pads = sequences as u64 - longer_than[i + 1];
                 if pads > 0 {
-                    // Its first occurrence is `pad_first`, applied below.
-                    tally.insert(pad_id, (pads, 0));
+                    row.push((pad_id, pads));
                 }
             }
         }
 
-        // Frequencies and first occurrences over positions < n.
-        let n_types = types.len() + 1;
+        // Frequencies over positions < n.
         let mut freq = vec![0u64; n_types];
-        let mut first = vec![(u32::MAX, u32::MAX); n_types];
-        for (i, tally) in tallies.iter().enumerate() {
-            for (&id, &(c, s)) in tally {
+        for row in &raw_rows {
+            for &(id, c) in row {
                 freq[id as usize] += c;
-                let key = if id == pad_id { pad_first.unwrap_or((s, i as u32)) } else { (s, i as u32) };
-                first[id as usize] = first[id as usize].min(key);
             }
         }
         let mut seen: Vec<u32> = (0..n_types as u32).filter(|&id| freq[id as usize] > 0).collect();
@@ -226,10 +305,10 @@ impl PositionalCounts {
         }
 
         let mut tokens = 0;
-        let rows: Vec<Vec<(u32, u64)>> = tallies
+        let rows: Vec<Vec<(u32, u64)>> = raw_rows
             .into_iter()
-            .map(|tally| {
-                let mut row: Vec<(u32, u64)> = tally.into_iter().map(|(id, (c, _))| (remap[id as usize], c)).collect();
+            .map(|raw| {
+                let mut row: Vec<(u32, u64)> = raw.into_iter().map(|(id, c)| (remap[id as usize], c)).collect();
                 row.sort_unstable_by_key(|&(id, _)| id);
                 row.dedup_by(|b, a| {
                     if a.0 == b.0 {

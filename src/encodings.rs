@@ -20,7 +20,9 @@
 //!
 //! SMACOF (unit weights): X ← (1/n)·B(X)·X with B_ij = −D_ij/δ_ij (i ≠ j, δ_ij > 0, else 0)
 //! and B_ii = −Σ_{j≠i} B_ij; it stops when the relative decrease of Σ(δ−D)² falls below
-//! 1e-9, the stress reaches 0, or after 500 iterations.
+//! 1e-9, the stress reaches 0, or after `smacof_max_iter` (500) iterations. Each iteration
+//! costs two n×n×d products; it only iterates when PMDS is not already exact (d < r_τ, or
+//! a non-Euclidean metric).
 
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
@@ -93,11 +95,13 @@ pub struct EncodingParams {
     pub seed: u64,
     /// Rank of `pmds_r` (None → r_E).
     pub rank: Option<usize>,
+    /// Iteration cap of `smacof` (500).
+    pub smacof_max_iter: usize,
 }
 
 impl Default for EncodingParams {
     fn default() -> Self {
-        EncodingParams { d: 768, base: 10000.0, head_dim: 64, slope: 0.5, sigma: 0.02, seed: 0, rank: None }
+        EncodingParams { d: 768, base: 10000.0, head_dim: 64, slope: 0.5, sigma: 0.02, seed: 0, rank: None, smacof_max_iter: 500 }
     }
 }
 
@@ -243,7 +247,14 @@ fn raw_sum(delta: &DistanceMatrix, target: &DistanceMatrix) -> f64 {
 }
 
 /// SMACOF from a start configuration; returns the configuration and the iterations run.
-pub fn smacof(start: &Points, target: &DistanceMatrix, max_iter: usize, tol: f64) -> (Points, usize) {
+/// `progress` receives the fraction of `max_iter` done.
+pub fn smacof(
+    start: &Points,
+    target: &DistanceMatrix,
+    max_iter: usize,
+    tol: f64,
+    progress: &mut dyn FnMut(f64),
+) -> (Points, usize) {
     let (n, dim) = (start.n, start.dim);
     let mut x = start.clone();
     if dim == 0 || n < 2 {
@@ -277,6 +288,7 @@ pub fn smacof(start: &Points, target: &DistanceMatrix, max_iter: usize, tol: f64
         delta = x.distances();
         let new_stress = raw_sum(&delta, target);
         it += 1;
+        progress(it as f64 / max_iter as f64);
         let change = (stress - new_stress) / stress;
         stress = new_stress;
         if change.abs() < tol {
@@ -295,6 +307,7 @@ pub fn build(
     pmds_dim: usize,
     rank: usize,
     target: &DistanceMatrix,
+    progress: &mut dyn FnMut(f64),
 ) -> Result<Encoding> {
     let table = (n * params.d) as u64;
     let (points, parameters, iterations) = match kind {
@@ -307,7 +320,7 @@ pub fn build(
         EncodingKind::PmdsR => (Points::from_rows(&spectrum.coordinates(rank)), (rank * (n + params.d)) as u64, 0),
         EncodingKind::Smacof => {
             let start = Points::from_rows(&spectrum.coordinates(pmds_dim));
-            let (p, it) = smacof(&start, target, 500, 1e-9);
+            let (p, it) = smacof(&start, target, params.smacof_max_iter, 1e-9, progress);
             (p, table, it)
         }
         EncodingKind::Learned => return Err(PosgeoError::BadMatrix("use `learned` with a supplied matrix".into())),
@@ -373,7 +386,7 @@ mod tests {
         let target = DistanceMatrix::from_fn(5, |i, j| 1.0 + ((i * 7 + j * 3) % 5) as f64 * 0.1);
         let start = alibi(5, 0.3);
         let before = raw_sum(&start.distances(), &target);
-        let (x, it) = smacof(&start, &target, 500, 1e-12);
+        let (x, it) = smacof(&start, &target, 500, 1e-12, &mut |_| {});
         let after = raw_sum(&x.distances(), &target);
         assert!(it > 0 && after < before, "{after} !< {before}");
     }

@@ -1,1 +1,101 @@
+//! Release-mode benchmark of the pipeline's stages (native only). Prints one JSON object:
+//! per-stage seconds for a corpus (best of `--repeat` runs), and optionally the
+//! eigensolvers compared on the MDS matrix B: faer (used) against nalgebra.
+//!
+//! `posgeo-bench CORPUS [--tokenizer whitespace] [--repeat 3] [--eigen]`
+
+#[cfg(target_arch = "wasm32")]
 fn main() {}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    bench::main()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod bench {
+    use posgeo::analysis::AnalysisParams;
+    use posgeo::corpus::tokenize::TokenizerKind;
+    use posgeo::counts::{CountParams, PositionalCounts};
+    use posgeo::encodings::{self, EncodingKind};
+    use posgeo::mds::{double_centre, Spectrum};
+    use posgeo::{metric, monotonicity, stress, Corpus, InputFormat};
+    use std::time::Instant;
+
+    fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
+        let t = Instant::now();
+        let v = f();
+        (v, t.elapsed().as_secs_f64())
+    }
+
+    pub fn main() {
+        let args: Vec<String> = std::env::args().collect();
+        let path = args.get(1).expect("usage: posgeo-bench CORPUS [--tokenizer NAME] [--repeat N] [--eigen]");
+        let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+        let tokenizer = TokenizerKind::parse(&flag("--tokenizer").unwrap_or("whitespace".into())).expect("tokenizer");
+        let repeat: usize = flag("--repeat").and_then(|r| r.parse().ok()).unwrap_or(3);
+        let max_len: usize = flag("--max-len").and_then(|r| r.parse().ok()).unwrap_or(512);
+        let mut params = AnalysisParams { tokenizer, max_len, ..Default::default() };
+        if let Some(it) = flag("--smacof-iter").and_then(|r| r.parse().ok()) {
+            params.encodings.smacof_max_iter = it;
+        }
+        let mut best = [f64::INFINITY; 5];
+        let mut n = 0;
+        let mut vocab = 0;
+        let mut b_matrix = None;
+        for _ in 0..repeat {
+            let ((counts, t_read), t_count) = time(|| {
+                let (corpus, t_read) = time(|| {
+                    let bytes = std::fs::read(path).expect("read corpus");
+                    Corpus::read(&bytes, &InputFormat::Text, false).expect("corpus")
+                });
+                let cp = CountParams {
+                    tokenizer: params.tokenizer(),
+                    mode: params.mode,
+                    max_len: params.max_len,
+                    min_support: params.min_support,
+                    top_k: params.top_k,
+                };
+                (PositionalCounts::count(&corpus, &cp, &mut |_| {}).expect("counts"), t_read)
+            });
+            eprintln!("read {t_read:.3}s of {t_count:.3}s");
+            n = counts.n;
+            vocab = counts.vocab.len();
+            let (d, t_dist) = time(|| metric::distances(&counts, params.alpha, params.metric).expect("distances"));
+            let (spectrum, t_mds) = time(|| Spectrum::of_distances(&d).expect("eigen"));
+            let (_, t_enc) = time(|| {
+                let r_tau = spectrum.effective_rank(params.tau);
+                let r_e = spectrum.energy_rank(params.energy).max(1);
+                for kind in EncodingKind::BUILT_IN {
+                    let e = encodings::build(kind, n, &params.encodings, &spectrum, r_tau.min(768).max(1), r_e, &d, &mut |_| {})
+                        .expect("encoding");
+                    let (delta, t) = time(|| e.points.distances());
+                    let (_, t2) = time(|| stress::stress(&delta, &d).expect("stress"));
+                    if std::env::var_os("POSGEO_BENCH_VERBOSE").is_some() {
+                        eprintln!("{:?}: {} iterations, distances {t:.3}s, stress {t2:.3}s", kind, e.iterations);
+                    }
+                }
+                monotonicity::violation_rate(&d)
+            });
+            let total = t_count + t_dist + t_mds + t_enc;
+            for (b, t) in best.iter_mut().zip([t_count, t_dist, t_mds, t_enc, total]) {
+                *b = b.min(t);
+            }
+            b_matrix = Some(d);
+        }
+        let mut out = serde_json::json!({
+            "corpus": path, "n": n, "vocab_size": vocab,
+            "read_tokenize_count": best[0], "distances": best[1], "mds": best[2],
+            "encodings_stress_monotonicity": best[3], "total": best[4],
+        });
+        if args.iter().any(|a| a == "--eigen") {
+            let b = double_centre(b_matrix.as_ref().expect("ran once"));
+            let (_, faer_t) = time(|| Spectrum::of_symmetric(&b).expect("faer"));
+            let nb = nalgebra::DMatrix::from_fn(b.nrows(), b.ncols(), |i, j| b[(i, j)]);
+            let (_, nalgebra_t) = time(|| nalgebra::SymmetricEigen::new(nb));
+            out["eigen_faer"] = faer_t.into();
+            out["eigen_nalgebra"] = nalgebra_t.into();
+        }
+        println!("{out}");
+    }
+}

@@ -141,6 +141,9 @@ mod cli {
         /// Rank r of pmds_r (default: the energy rank r_E).
         #[arg(long)]
         rank: Option<usize>,
+        /// Iteration cap of the SMACOF refinement (each costs two n×n×d products).
+        #[arg(long, default_value_t = 500)]
+        smacof_iter: usize,
         /// τ of the effective rank r_τ.
         #[arg(long, default_value_t = 1e-8)]
         tau: f64,
@@ -292,6 +295,7 @@ mod cli {
                 sigma: a.sigma,
                 seed: a.seed,
                 rank: a.rank,
+                smacof_max_iter: a.smacof_iter,
             },
         }
     }
