@@ -210,6 +210,7 @@ pub fn analyze(
     let pmds_dim = params.encodings.d.min(effective_rank).max(1);
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
 
+    let target = stress::Target::new(&distances)?;
     let mut kinds: Vec<EncodingKind> = EncodingKind::BUILT_IN.to_vec();
     if learned.is_some() {
         kinds.push(EncodingKind::Learned);
@@ -229,7 +230,7 @@ pub fn analyze(
         if cancelled {
             return Err(PosgeoError::Cancelled);
         }
-        let stress = stress::stress(&delta, &distances)?;
+        let stress = stress::stress_against(&delta, &target);
         compared.push(Compared { encoding, delta, stress });
     }
     report(Stage::Stress, 0.5)?;

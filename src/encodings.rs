@@ -101,7 +101,16 @@ pub struct EncodingParams {
 
 impl Default for EncodingParams {
     fn default() -> Self {
-        EncodingParams { d: 768, base: 10000.0, head_dim: 64, slope: 0.5, sigma: 0.02, seed: 0, rank: None, smacof_max_iter: 500 }
+        EncodingParams {
+            d: 768,
+            base: 10000.0,
+            head_dim: 64,
+            slope: 0.5,
+            sigma: 0.02,
+            seed: 0,
+            rank: None,
+            smacof_max_iter: 500,
+        }
     }
 }
 

@@ -23,12 +23,29 @@ pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
     let eps = 1e-12 * delta.max();
     let (mut violations, mut triples) = (0u64, 0u64);
     let mut tree = vec![0u32; n + 1];
-    let mut sorted: Vec<f64> = Vec::with_capacity(n);
+    let mut sorted: Vec<(f64, u32)> = Vec::with_capacity(n);
+    // Per position k: its 0-based rank among the anchor's values, and the number of values
+    // ≤ δ_ik + ε (a two-pointer scan over the sorted values, no binary search).
+    let mut rank = vec![0usize; n];
+    let mut bound = vec![0usize; n];
     for i in 0..n {
         let row = delta.row(i);
         sorted.clear();
-        sorted.extend((0..n).filter(|&j| j != i).map(|j| row[j]));
-        sorted.sort_by(f64::total_cmp);
+        sorted.extend((0..n).filter(|&j| j != i).map(|j| (row[j], j as u32)));
+        sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let mut hi = 0;
+        let mut lo = 0;
+        for (p, &(v, k)) in sorted.iter().enumerate() {
+            while hi < sorted.len() && sorted[hi].0 <= v + eps {
+                hi += 1;
+            }
+            while sorted[lo].0 < v {
+                lo += 1;
+            }
+            bound[k as usize] = hi;
+            // Equal values share the rank of the first of them.
+            rank[k as usize] = if p > 0 && sorted[p - 1].0 == v { rank[sorted[p - 1].1 as usize] } else { lo };
+        }
         tree.iter_mut().for_each(|t| *t = 0);
         let mut inserted = 0u64;
         for sep in 1..n {
@@ -36,13 +53,11 @@ pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
             // Query every member of the group against strictly closer positions.
             for k in group.into_iter().flatten() {
                 triples += inserted;
-                // Number of inserted values > δ_ik + ε = inserted − #(values ≤ δ_ik + ε).
-                let bound = sorted.partition_point(|&v| v <= row[k] + eps);
-                violations += inserted - prefix(&tree, bound) as u64;
+                // Inserted values > δ_ik + ε = inserted − #(inserted values ≤ δ_ik + ε).
+                violations += inserted - prefix(&tree, bound[k]) as u64;
             }
             for k in group.into_iter().flatten() {
-                let r = sorted.partition_point(|&v| v < row[k]); // 0-based rank
-                add(&mut tree, r + 1);
+                add(&mut tree, rank[k] + 1);
                 inserted += 1;
             }
         }

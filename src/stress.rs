@@ -33,28 +33,51 @@ pub struct StressReport {
     pub monotonicity_violation_rate: Option<f64>,
 }
 
-/// Compares δ with D.
+/// The corpus side of every comparison, computed once per analysis: D over the pairs
+/// i < j, Σ D², and D's ranks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    upper: Vec<f64>,
+    sum_sq: f64,
+    ranks: Vec<f64>,
+}
+
+impl Target {
+    /// Prepares D; an all-zero D has no geometry to compare with.
+    pub fn new(target: &DistanceMatrix) -> Result<Self> {
+        let upper = target.upper();
+        let sum_sq: f64 = upper.iter().map(|y| y * y).sum();
+        if sum_sq <= 0.0 {
+            return Err(PosgeoError::NoGeometry);
+        }
+        let ranks = ranks(&upper);
+        Ok(Target { upper, sum_sq, ranks })
+    }
+}
+
+/// Compares δ with D (convenience for one comparison; see [`stress_against`]).
 pub fn stress(delta: &DistanceMatrix, target: &DistanceMatrix) -> Result<StressReport> {
-    let (d, t) = (delta.upper(), target.upper());
-    let (mut dd, mut dt, mut tt) = (0.0, 0.0, 0.0);
-    for (&x, &y) in d.iter().zip(&t) {
+    Ok(stress_against(delta, &Target::new(target)?))
+}
+
+/// Compares δ with a prepared D.
+pub fn stress_against(delta: &DistanceMatrix, target: &Target) -> StressReport {
+    let (d, t, tt) = (delta.upper(), &target.upper, target.sum_sq);
+    let (mut dd, mut dt) = (0.0, 0.0);
+    for (&x, &y) in d.iter().zip(t) {
         dd += x * x;
         dt += x * y;
-        tt += y * y;
     }
-    if tt <= 0.0 {
-        return Err(PosgeoError::NoGeometry);
-    }
-    let raw: f64 = d.iter().zip(&t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
+    let raw: f64 = d.iter().zip(t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
     let scale = if dd > 0.0 { dt / dd } else { 0.0 };
-    let scaled: f64 = d.iter().zip(&t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
-    Ok(StressReport {
+    let scaled: f64 = d.iter().zip(t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
+    StressReport {
         raw_stress: raw,
         scaled_stress: scaled,
         scale,
-        spearman: spearman(&d, &t),
+        spearman: pearson(&ranks(&d), &target.ranks),
         monotonicity_violation_rate: monotonicity::violation_rate(delta),
-    })
+    }
 }
 
 /// Relative tolerance under which two values count as tied.
@@ -64,18 +87,19 @@ pub const TIE_TOLERANCE: f64 = 1e-12;
 /// previous one shares its mean rank.
 pub fn ranks(v: &[f64]) -> Vec<f64> {
     let eps = TIE_TOLERANCE * v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    // (value, index) pairs sort contiguously, faster than an index sort.
+    let mut sorted: Vec<(f64, u32)> = v.iter().enumerate().map(|(k, &x)| (x, k as u32)).collect();
+    sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut r = vec![0.0; v.len()];
     let mut start = 0;
-    while start < idx.len() {
+    while start < sorted.len() {
         let mut end = start + 1;
-        while end < idx.len() && v[idx[end]] - v[idx[end - 1]] <= eps {
+        while end < sorted.len() && sorted[end].0 - sorted[end - 1].0 <= eps {
             end += 1;
         }
         let avg = (start + end + 1) as f64 / 2.0;
-        for &k in &idx[start..end] {
-            r[k] = avg;
+        for &(_, k) in &sorted[start..end] {
+            r[k as usize] = avg;
         }
         start = end;
     }
@@ -84,14 +108,18 @@ pub fn ranks(v: &[f64]) -> Vec<f64> {
 
 /// Spearman's ρ: Pearson correlation of average ranks; `None` if either side is constant.
 pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
-    let (rx, ry) = (ranks(x), ranks(y));
+    pearson(&ranks(x), &ranks(y))
+}
+
+/// Pearson correlation of two rank vectors (mean (n+1)/2); `None` if either is constant.
+fn pearson(rx: &[f64], ry: &[f64]) -> Option<f64> {
     let n = rx.len() as f64;
     if n < 2.0 {
         return None;
     }
     let mean = (n + 1.0) / 2.0;
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in rx.iter().zip(&ry) {
+    for (a, b) in rx.iter().zip(ry) {
         let (a, b) = (a - mean, b - mean);
         sxy += a * b;
         sxx += a * a;

@@ -64,13 +64,23 @@ mod bench {
             let (d, t_dist) = time(|| metric::distances(&counts, params.alpha, params.metric).expect("distances"));
             let (spectrum, t_mds) = time(|| Spectrum::of_distances(&d).expect("eigen"));
             let (_, t_enc) = time(|| {
+                let target = stress::Target::new(&d).expect("geometry");
                 let r_tau = spectrum.effective_rank(params.tau);
                 let r_e = spectrum.energy_rank(params.energy).max(1);
                 for kind in EncodingKind::BUILT_IN {
-                    let e = encodings::build(kind, n, &params.encodings, &spectrum, r_tau.min(768).max(1), r_e, &d, &mut |_| {})
-                        .expect("encoding");
+                    let e = encodings::build(
+                        kind,
+                        n,
+                        &params.encodings,
+                        &spectrum,
+                        r_tau.min(768).max(1),
+                        r_e,
+                        &d,
+                        &mut |_| {},
+                    )
+                    .expect("encoding");
                     let (delta, t) = time(|| e.points.distances());
-                    let (_, t2) = time(|| stress::stress(&delta, &d).expect("stress"));
+                    let (_, t2) = time(|| stress::stress_against(&delta, &target));
                     if std::env::var_os("POSGEO_BENCH_VERBOSE").is_some() {
                         eprintln!("{:?}: {} iterations, distances {t:.3}s, stress {t2:.3}s", kind, e.iterations);
                     }

@@ -111,6 +111,7 @@ fn apply_state(st: &PageState) {
         ("opt-sigma", e.sigma.to_string()),
         ("opt-seed", e.seed.to_string()),
         ("opt-rank", e.rank.map_or(String::new(), |k| k.to_string())),
+        ("opt-smacof_iter", e.smacof_max_iter.to_string()),
     ] {
         set_value(id, &v);
     }
@@ -166,6 +167,7 @@ fn read_state() -> Result<PageState, String> {
     e.sigma = num("opt-sigma", "σ")?;
     e.seed = num("opt-seed", "seed")?;
     e.rank = opt_num("opt-rank", "rank")?;
+    e.smacof_max_iter = num("opt-smacof_iter", "SMACOF iterations")?;
     st.shepard = with(|a| a.shepard.clone());
     Ok(st)
 }

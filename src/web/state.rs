@@ -82,6 +82,7 @@ impl PageState {
         put("sigma", e.sigma.to_string(), de.sigma.to_string());
         put("seed", e.seed.to_string(), de.seed.to_string());
         put("rank", opt_usize(e.rank), opt_usize(de.rank));
+        put("smacof_iter", e.smacof_max_iter.to_string(), de.smacof_max_iter.to_string());
         put("shepard", self.shepard.clone().unwrap_or_default(), String::new());
         out
     }
@@ -138,6 +139,7 @@ impl PageState {
                 "sigma" => set(&mut p.encodings.sigma, v),
                 "seed" => set(&mut p.encodings.seed, v),
                 "rank" => set_opt(&mut p.encodings.rank, v),
+                "smacof_iter" => set(&mut p.encodings.smacof_max_iter, v),
                 "shepard" => st.shepard = Some(v.to_string()).filter(|s| !s.is_empty()),
                 _ => {}
             }
@@ -164,6 +166,7 @@ mod tests {
         st.params.metric = Metric::JensenShannon;
         st.params.encodings.rank = Some(3);
         st.params.encodings.base = 500.0;
+        st.params.encodings.smacof_max_iter = 20;
         let pairs = st.to_pairs();
         let back = PageState::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         assert_eq!(back, st);
