@@ -211,6 +211,7 @@ pub fn analyze(
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
 
     let target = stress::Target::new(&distances)?;
+    let geometry = encodings::CorpusGeometry { distances: &distances, spectrum: &spectrum, pmds_dim, rank };
     let mut kinds: Vec<EncodingKind> = EncodingKind::BUILT_IN.to_vec();
     if learned.is_some() {
         kinds.push(EncodingKind::Learned);
@@ -223,7 +224,7 @@ pub fn analyze(
             _ => {
                 let step = |f: f64| (k as f64 + f) / kinds.len() as f64;
                 let mut inner = |f: f64| cancelled |= report(Stage::Encodings, step(f)).is_err();
-                encodings::build(kind, n, &params.encodings, &spectrum, pmds_dim, rank, &distances, &mut inner)?
+                encodings::build(kind, n, &params.encodings, geometry, &mut inner)?
             }
         };
         let delta = encoding.points.distances();

@@ -307,17 +307,28 @@ pub fn smacof(
     (x, it)
 }
 
-/// Builds a built-in encoding for n positions.
+/// What the corpus-derived encodings (`pmds`, `pmds_r`, `smacof`) are built from.
+#[derive(Debug, Clone, Copy)]
+pub struct CorpusGeometry<'a> {
+    /// The corpus metric D.
+    pub distances: &'a DistanceMatrix,
+    /// Classical MDS of D.
+    pub spectrum: &'a Spectrum,
+    /// Dimension of `pmds` and `smacof` (d capped at r_τ).
+    pub pmds_dim: usize,
+    /// Rank of `pmds_r`.
+    pub rank: usize,
+}
+
+/// Builds a built-in encoding for n positions; `progress` follows SMACOF's iterations.
 pub fn build(
     kind: EncodingKind,
     n: usize,
     params: &EncodingParams,
-    spectrum: &Spectrum,
-    pmds_dim: usize,
-    rank: usize,
-    target: &DistanceMatrix,
+    geometry: CorpusGeometry,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Encoding> {
+    let CorpusGeometry { distances: target, spectrum, pmds_dim, rank } = geometry;
     let table = (n * params.d) as u64;
     let (points, parameters, iterations) = match kind {
         EncodingKind::Nope => (Points { n, dim: 0, data: Vec::new() }, 0, 0),
