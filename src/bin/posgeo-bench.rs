@@ -68,17 +68,13 @@ mod bench {
                 let r_tau = spectrum.effective_rank(params.tau);
                 let r_e = spectrum.energy_rank(params.energy).max(1);
                 for kind in EncodingKind::BUILT_IN {
-                    let e = encodings::build(
-                        kind,
-                        n,
-                        &params.encodings,
-                        &spectrum,
-                        r_tau.min(768).max(1),
-                        r_e,
-                        &d,
-                        &mut |_| {},
-                    )
-                    .expect("encoding");
+                    let geometry = encodings::CorpusGeometry {
+                        distances: &d,
+                        spectrum: &spectrum,
+                        pmds_dim: r_tau.min(params.encodings.d).max(1),
+                        rank: r_e,
+                    };
+                    let e = encodings::build(kind, n, &params.encodings, geometry, &mut |_| {}).expect("encoding");
                     let (delta, t) = time(|| e.points.distances());
                     let (_, t2) = time(|| stress::stress_against(&delta, &target));
                     if std::env::var_os("POSGEO_BENCH_VERBOSE").is_some() {
