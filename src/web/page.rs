@@ -228,8 +228,16 @@ fn spawn_worker() {
         }
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
-        if let Some(s) = e.data().as_string() {
-            on_response(&s);
+        let data = e.data();
+        if let Some(s) = data.as_string() {
+            on_response(&s, None);
+        } else if let Some(json) = js_sys::Reflect::get(&data, &"json".into()).ok().and_then(|v| v.as_string()) {
+            let metric = js_sys::Reflect::get(&data, &"metric".into()).ok().and_then(|v| v.as_string());
+            let matrix = js_sys::Reflect::get(&data, &"matrix".into())
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
+                .map(|a| a.to_vec());
+            on_response(&json, metric.zip(matrix));
         }
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -281,7 +289,8 @@ fn stage_index(s: Stage) -> f64 {
     }
 }
 
-fn on_response(s: &str) {
+/// Handles a worker message; `matrix` is the flat n×n matrix sent beside a `Done`.
+fn on_response(s: &str, matrix: Option<(String, Vec<f64>)>) {
     let Ok(r) = serde_json::from_str::<Response>(s) else { return };
     let current = with(|a| a.run_id);
     match r {
@@ -307,7 +316,11 @@ fn on_response(s: &str) {
                 ),
             );
         }
-        Response::Done { id, payload } if id == current => {
+        Response::Done { id, mut payload } if id == current => {
+            if let Some((metric, flat)) = matrix {
+                let n = payload.report.n.max(1);
+                payload.report.matrix.insert(metric, flat.chunks(n).map(<[f64]>::to_vec).collect());
+            }
             let secs = (now() - with(|a| a.started)) / 1000.0;
             with(|a| {
                 a.running = false;
@@ -315,8 +328,8 @@ fn on_response(s: &str) {
             });
             set_progress(1.0);
             el("cancel-button").set_attribute("disabled", "").ok();
-            render_all();
-            set_status("done", &format!("done in {secs:.2} s"));
+            set_status("running", &format!("computed in {secs:.2} s; drawing"));
+            render_all(); // sets "done" once the last chart is drawn
         }
         Response::Error { id, message } if id == current || id == 0 => {
             with(|a| a.running = false);
@@ -607,8 +620,19 @@ fn render_all() {
     }
     set_value("shepard-select", &want);
     render_table();
-    for name in CHARTS {
-        draw(name);
+    draw_from(0);
+}
+
+/// Draws the charts one per task, so the page never blocks for all of them at once.
+fn draw_from(k: usize) {
+    let Some(&name) = CHARTS.get(k) else {
+        let secs = (now() - with(|a| a.started)) / 1000.0;
+        return set_status("done", &format!("done in {secs:.2} s"));
+    };
+    draw(name);
+    let next = Closure::once_into_js(move || draw_from(k + 1));
+    if let Some(w) = web_sys::window() {
+        w.set_timeout_with_callback(next.unchecked_ref()).ok();
     }
 }
 

@@ -1,5 +1,6 @@
 //! The Web Worker's side (wasm32 only): receives a [`Request`] with its bytes, runs
-//! [`protocol::run`] and posts [`Response`]s back as JSON strings.
+//! [`protocol::run`] and posts [`Response`]s back as JSON strings — except `Done`, posted as
+//! `{ json, metric, matrix: Float64Array }` so the n×n matrix is transferred, not parsed.
 
 use super::protocol::{self, Request, Response};
 use wasm_bindgen::prelude::*;
@@ -36,7 +37,21 @@ pub fn start() {
         let result = protocol::run(&req, &bytes, &mut |r| post(&s2, &r));
         drop(bytes);
         match result {
-            Ok(payload) => post(&s2, &Response::Done { id, payload: Box::new(payload) }),
+            Ok(mut payload) => {
+                // The n×n matrix travels as a transferred Float64Array, not as JSON text.
+                let matrix = std::mem::take(&mut payload.report.matrix);
+                let (name, rows) = matrix.into_iter().next().unwrap_or_default();
+                let flat: Vec<f64> = rows.concat();
+                let json =
+                    serde_json::to_string(&Response::Done { id, payload: Box::new(payload) }).unwrap_or_default();
+                let msg = js_sys::Object::new();
+                let array = js_sys::Float64Array::from(&flat[..]);
+                js_sys::Reflect::set(&msg, &"json".into(), &JsValue::from_str(&json)).ok();
+                js_sys::Reflect::set(&msg, &"matrix".into(), &array).ok();
+                js_sys::Reflect::set(&msg, &"metric".into(), &JsValue::from_str(&name)).ok();
+                let transfer = js_sys::Array::of1(&array.buffer());
+                s2.post_message_with_transfer(&msg, &transfer).ok();
+            }
             Err(e) => post(&s2, &Response::Error { id, message: e.to_string() }),
         }
     });
