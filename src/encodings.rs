@@ -202,13 +202,12 @@ pub struct Encoding {
     pub iterations: usize,
 }
 
-/// Sinusoidal table, n×d.
-pub fn sinusoidal(n: usize, d: usize, base: f64) -> Points {
-    Points::from_fn(n, d, |i, c| {
-        let k = c / 2;
-        let w = base.powf(-2.0 * k as f64 / d as f64);
-        let a = i as f64 * w;
-        if c % 2 == 0 {
+/// Interleaved trigonometric table: columns 2k and 2k+1 hold (f(i·ω_k), g(i·ω_k)) with
+/// ω_k = base^(−2k/dim), (f, g) = (sin, cos) or (cos, sin).
+fn trig_table(n: usize, dim: usize, base: f64, sin_first: bool) -> Points {
+    Points::from_fn(n, dim, |i, c| {
+        let a = i as f64 * base.powf(-2.0 * (c / 2) as f64 / dim as f64);
+        if (c % 2 == 0) == sin_first {
             a.sin()
         } else {
             a.cos()
@@ -216,18 +215,14 @@ pub fn sinusoidal(n: usize, d: usize, base: f64) -> Points {
     })
 }
 
+/// Sinusoidal table, n×d: P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k).
+pub fn sinusoidal(n: usize, d: usize, base: f64) -> Points {
+    trig_table(n, d, base, true)
+}
+
 /// RoPE configuration of one head: (cos iθ_k, sin iθ_k), k < h/2.
 pub fn rope(n: usize, h: usize, base: f64) -> Points {
-    Points::from_fn(n, h, |i, c| {
-        let k = c / 2;
-        let t = base.powf(-2.0 * k as f64 / h as f64);
-        let a = i as f64 * t;
-        if c % 2 == 0 {
-            a.cos()
-        } else {
-            a.sin()
-        }
-    })
+    trig_table(n, h, base, false)
 }
 
 /// ALiBi as p_i = m·i.
