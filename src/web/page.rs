@@ -686,7 +686,8 @@ fn render_table() {
     }
 }
 
-/// Draws one chart on any backend; `bitmap` = the canvas will paint the heatmap itself.
+/// Draws one chart on any backend. On canvas (`svg` = false) the heatmap's cells are left
+/// to [`paint_heatmap`]; for SVG they are drawn as rectangles (block means, ≤ 128²).
 fn draw_on<DB: DrawingBackend>(
     name: &str,
     root: &DrawingArea<DB, plotters::coord::Shift>,
