@@ -111,6 +111,11 @@ impl PairCounts {
             }
         }
         self.buffer.clear();
+        self.merge(runs);
+    }
+
+    /// Merges sorted runs with distinct keys into the running counts.
+    fn merge(&mut self, runs: Vec<(u64, u64)>) {
         if self.merged.is_empty() {
             self.merged = runs;
             return;
@@ -155,6 +160,85 @@ impl PairCounts {
     }
 }
 
+/// One reader's tallies over a contiguous run of sequences.
+#[derive(Default)]
+struct Tallies {
+    /// Keys up to 24 bytes live inline in the table: one cache line per lookup.
+    interner: FxHashMap<compact_str::CompactString, u32>,
+    types: Vec<String>,
+    /// Per type, its occurrences (sequence, position) with strictly decreasing positions:
+    /// the first occurrence among positions < n is the first entry with position < n.
+    firsts: Vec<Vec<(u32, u32)>>,
+    /// The last position pushed to `firsts[id]` (flat, so the common case is one load).
+    lowest: Vec<u32>,
+    pairs: PairCounts,
+    lengths: Vec<u32>,
+}
+
+impl Tallies {
+    fn id(&mut self, tok: &str) -> u32 {
+        match self.interner.get(tok) {
+            Some(&id) => id,
+            None => {
+                let id = self.types.len() as u32;
+                self.interner.insert(tok.into(), id);
+                self.types.push(tok.to_string());
+                self.firsts.push(Vec::new());
+                self.lowest.push(u32::MAX);
+                id
+            }
+        }
+    }
+
+    /// Reads sequences numbered from `offset`.
+    fn read(&mut self, seqs: &[String], offset: usize, params: &CountParams, progress: &mut dyn FnMut(f64)) {
+        let total = seqs.len().max(1);
+        for (k, seq) in seqs.iter().enumerate() {
+            let s = (offset + k) as u32;
+            let mut pos = 0usize;
+            params.tokenizer.for_each_token(seq, params.max_len, |tok| {
+                let id = self.id(tok) as usize;
+                if (pos as u32) < self.lowest[id] {
+                    self.lowest[id] = pos as u32;
+                    self.firsts[id].push((s, pos as u32));
+                }
+                self.pairs.push(pos, id as u32);
+                pos += 1;
+            });
+            self.lengths.push(pos as u32);
+            if k % 4096 == 4095 {
+                progress(k as f64 / total as f64);
+            }
+        }
+    }
+
+    /// Appends the tallies of the sequences that follow this reader's.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    fn absorb(&mut self, mut other: Tallies) {
+        other.pairs.flush();
+        let mut remap = Vec::with_capacity(other.types.len());
+        for (local, name) in other.types.iter().enumerate() {
+            let g = self.id(name) as usize;
+            // Later sequences' occurrences come after ours: "first entry with position < n"
+            // still finds the earliest one.
+            let later = std::mem::take(&mut other.firsts[local]);
+            self.firsts[g].extend(later);
+            self.lowest[g] = self.lowest[g].min(other.lowest[local]);
+            remap.push(g as u64);
+        }
+        let mut runs: Vec<(u64, u64)> =
+            other.pairs.merged.iter().map(|&(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
+        runs.sort_unstable();
+        self.pairs.flush();
+        self.pairs.merge(runs);
+        self.lengths.extend(other.lengths);
+    }
+}
+
+/// Corpora with at least this many sequences are read by two threads (native builds).
+#[cfg(not(target_arch = "wasm32"))]
+const PARALLEL_FROM: usize = 8192;
+
 impl PositionalCounts {
     /// Counts a corpus. `progress` receives the fraction of sequences read.
     pub fn count(corpus: &Corpus, params: &CountParams, progress: &mut dyn FnMut(f64)) -> Result<Self> {
@@ -167,45 +251,31 @@ impl PositionalCounts {
         if params.top_k == Some(0) {
             return Err(PosgeoError::option("top_k", "must be at least 1"));
         }
-        // Keys up to 24 bytes live inline in the table: one cache line per lookup.
-        let mut interner: FxHashMap<compact_str::CompactString, u32> = FxHashMap::default();
-        let mut types: Vec<String> = Vec::new();
-        // Per type, its occurrences (sequence, position) with strictly decreasing positions:
-        // the first occurrence among positions < n is the first entry with position < n.
-        let mut firsts: Vec<Vec<(u32, u32)>> = Vec::new();
-        // The last position pushed to `firsts[id]` (flat, so the common case is one load).
-        let mut lowest: Vec<u32> = Vec::new();
-        let mut pairs = PairCounts::default();
-        let mut lengths: Vec<u32> = Vec::with_capacity(corpus.sequences.len());
-        let total = corpus.sequences.len().max(1);
-        for (s, seq) in corpus.sequences.iter().enumerate() {
-            let mut pos = 0usize;
-            params.tokenizer.for_each_token(seq, params.max_len, |tok| {
-                let id = match interner.get(tok) {
-                    Some(&id) => id,
-                    None => {
-                        let id = types.len() as u32;
-                        interner.insert(tok.into(), id);
-                        types.push(tok.to_string());
-                        firsts.push(Vec::new());
-                        lowest.push(u32::MAX);
-                        id
-                    }
-                };
-                if (pos as u32) < lowest[id as usize] {
-                    lowest[id as usize] = pos as u32;
-                    firsts[id as usize].push((s as u32, pos as u32));
-                }
-                pairs.push(pos, id);
-                pos += 1;
+        let seqs = &corpus.sequences;
+        let mut tallies = Tallies::default();
+        #[cfg(not(target_arch = "wasm32"))]
+        if seqs.len() >= PARALLEL_FROM {
+            // Two readers over the two halves; the second's tallies are appended to the first's.
+            let half = seqs.len() / 2;
+            let second = std::thread::scope(|scope| {
+                let handle = scope.spawn(|| {
+                    let mut t = Tallies::default();
+                    t.read(&seqs[half..], half, params, &mut |_| {});
+                    t
+                });
+                tallies.read(&seqs[..half], 0, params, progress);
+                handle.join()
             });
-            lengths.push(pos as u32);
-            if s % 4096 == 4095 {
-                progress(s as f64 / total as f64);
+            match second {
+                Ok(t) => tallies.absorb(t),
+                Err(_) => return Err(PosgeoError::option("corpus", "a counting thread failed")),
             }
+            progress(1.0);
+            return Self::assemble(tallies.types, tallies.firsts, tallies.pairs, &tallies.lengths, params);
         }
+        tallies.read(seqs, 0, params, progress);
         progress(1.0);
-        Self::assemble(types, firsts, pairs, &lengths, params)
+        Self::assemble(tallies.types, tallies.firsts, tallies.pairs, &tallies.lengths, params)
     }
 
     fn assemble(
@@ -394,6 +464,25 @@ mod tests {
         assert_eq!(pc.vocab, ["x", "y", "<other>"]);
         assert_eq!(pc.rows[1], vec![(1, 2), (2, 1)]);
         assert_eq!(pc.rows[2], vec![(2, 3)]);
+    }
+
+    #[test]
+    fn two_readers_count_exactly_what_one_does() {
+        // Enough sequences for the two-thread path; varied lengths and a shared vocabulary.
+        let lines: Vec<String> = (0..10_000)
+            .map(|k| {
+                (0..(3 + k % 9)).map(|i| format!("t{}", (k * 7 + i * 13) % (50 + i))).collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        let corpus = Corpus::from_sequences(lines);
+        for (mode, top_k) in [(Mode::Condition, None), (Mode::Pad, Some(20))] {
+            let p = params(mode, 5, top_k);
+            let both = PositionalCounts::count(&corpus, &p, &mut |_| {}).unwrap();
+            let mut one = Tallies::default();
+            one.read(&corpus.sequences, 0, &p, &mut |_| {});
+            let single = PositionalCounts::assemble(one.types, one.firsts, one.pairs, &one.lengths, &p).unwrap();
+            assert_eq!(both, single);
+        }
     }
 
     #[test]
