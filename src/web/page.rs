@@ -230,14 +230,18 @@ fn spawn_worker() {
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
         let data = e.data();
         if let Some(s) = data.as_string() {
-            on_response(&s, None);
+            on_response(&s, None, None);
         } else if let Some(json) = js_sys::Reflect::get(&data, &"json".into()).ok().and_then(|v| v.as_string()) {
             let metric = js_sys::Reflect::get(&data, &"metric".into()).ok().and_then(|v| v.as_string());
-            let matrix = js_sys::Reflect::get(&data, &"matrix".into())
-                .ok()
-                .and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
-                .map(|a| a.to_vec());
-            on_response(&json, metric.zip(matrix));
+            let floats = |key: &str| {
+                js_sys::Reflect::get(&data, &key.into())
+                    .ok()
+                    .and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
+                    .map(|a| a.to_vec())
+            };
+            let dim = js_sys::Reflect::get(&data, &"coords_dim".into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+            let coords = floats("coords").map(|c| (dim as usize, c));
+            on_response(&json, metric.zip(floats("matrix")), coords);
         }
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -289,8 +293,9 @@ fn stage_index(s: Stage) -> f64 {
     }
 }
 
-/// Handles a worker message; `matrix` is the flat n×n matrix sent beside a `Done`.
-fn on_response(s: &str, matrix: Option<(String, Vec<f64>)>) {
+/// Handles a worker message; `matrix` (flat n×n) and `coords` (dimension, flat n×dim) are
+/// the arrays transferred beside a `Done`.
+fn on_response(s: &str, matrix: Option<(String, Vec<f64>)>, coords: Option<(usize, Vec<f64>)>) {
     let Ok(r) = serde_json::from_str::<Response>(s) else { return };
     let current = with(|a| a.run_id);
     match r {
@@ -320,6 +325,9 @@ fn on_response(s: &str, matrix: Option<(String, Vec<f64>)>) {
             if let Some((metric, flat)) = matrix {
                 let n = payload.report.n.max(1);
                 payload.report.matrix.insert(metric, flat.chunks(n).map(<[f64]>::to_vec).collect());
+            }
+            if let Some((dim, flat)) = coords.filter(|(d, _)| *d > 0) {
+                payload.coordinates = flat.chunks(dim).map(<[f64]>::to_vec).collect();
             }
             let secs = (now() - with(|a| a.started)) / 1000.0;
             with(|a| {

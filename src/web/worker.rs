@@ -1,6 +1,7 @@
 //! The Web Worker's side (wasm32 only): receives a [`Request`] with its bytes, runs
 //! [`protocol::run`] and posts [`Response`]s back as JSON strings — except `Done`, posted as
-//! `{ json, metric, matrix: Float64Array }` so the n×n matrix is transferred, not parsed.
+//! `{ json, metric, matrix, coords, coords_dim }` (Float64Arrays) so the n×n matrix and the
+//! PMDS coordinates are transferred, not parsed.
 
 use super::protocol::{self, Request, Response};
 use wasm_bindgen::prelude::*;
@@ -42,14 +43,21 @@ pub fn start() {
                 let matrix = std::mem::take(&mut payload.report.matrix);
                 let (name, rows) = matrix.into_iter().next().unwrap_or_default();
                 let flat: Vec<f64> = rows.concat();
+                // So do the PMDS coordinates (n × r_τ numbers).
+                let coords = std::mem::take(&mut payload.coordinates);
+                let coords_dim = coords.first().map_or(0, Vec::len);
+                let coords_flat: Vec<f64> = coords.concat();
                 let json =
                     serde_json::to_string(&Response::Done { id, payload: Box::new(payload) }).unwrap_or_default();
                 let msg = js_sys::Object::new();
                 let array = js_sys::Float64Array::from(&flat[..]);
+                let coords_array = js_sys::Float64Array::from(&coords_flat[..]);
                 js_sys::Reflect::set(&msg, &"json".into(), &JsValue::from_str(&json)).ok();
                 js_sys::Reflect::set(&msg, &"matrix".into(), &array).ok();
                 js_sys::Reflect::set(&msg, &"metric".into(), &JsValue::from_str(&name)).ok();
-                let transfer = js_sys::Array::of1(&array.buffer());
+                js_sys::Reflect::set(&msg, &"coords".into(), &coords_array).ok();
+                js_sys::Reflect::set(&msg, &"coords_dim".into(), &JsValue::from_f64(coords_dim as f64)).ok();
+                let transfer = js_sys::Array::of2(&array.buffer(), &coords_array.buffer());
                 s2.post_message_with_transfer(&msg, &transfer).ok();
             }
             Err(e) => post(&s2, &Response::Error { id, message: e.to_string() }),
