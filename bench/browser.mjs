@@ -18,14 +18,37 @@ await page.addInitScript(() => {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
   }).observe({ type: 'longtask', buffered: true });
+  // Stage timings: when the worker's first message of each stage arrives, and its Done.
+  window.__stages = [];
+  const Base = window.Worker;
+  window.Worker = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        const t = performance.now();
+        let type, stage;
+        if (typeof e.data === 'string') ({ type, stage } = JSON.parse(e.data));
+        else type = 'done';
+        const last = window.__stages[window.__stages.length - 1];
+        const key = stage ?? type;
+        if (!last || last.key !== key) window.__stages.push({ key, t });
+      });
+    }
+  };
 });
 const rows = [];
 const longest = async () => page.evaluate(() => { const v = window.__longest; window.__longest = 0; return v; });
+// Seconds from each stage's first message to the next one's, e.g. "counting 1.20 · distances 0.70".
+const stages = async () => page.evaluate(() => {
+  const s = window.__stages.filter((x) => x.key !== 'ready');
+  window.__stages = [];
+  return s.slice(0, -1).map((x, i) => `${x.key} ${((s[i + 1].t - x.t) / 1000).toFixed(2)}`).join(' · ');
+});
 
 let t0 = Date.now();
 await page.goto(url);
 await settle(page);
-rows.push({ what: 'first dashboard on load (synthetic default)', browser: (Date.now() - t0) / 1000, longest: await longest() });
+rows.push({ what: 'first dashboard on load (synthetic default)', browser: (Date.now() - t0) / 1000, longest: await longest(), stages: await stages() });
 
 await page.selectOption('#opt-tokenizer', 'whitespace');
 for (const name of ['sst2', 'imdb']) {
@@ -36,15 +59,16 @@ for (const name of ['sst2', 'imdb']) {
   t = Date.now();
   await page.setInputFiles('#file-input', file);
   await page.waitForFunction((n) => document.querySelector('#file-info').textContent.includes(`${n}.txt —`), name, { timeout: 120000 });
+  await page.evaluate(() => { window.__stages = []; });
   await page.click('#run-button');
   const state = await settle(page, 600000);
   const secs = (Date.now() - t) / 1000;
-  rows.push({ what: `${name}: upload to full dashboard (${state})`, browser: secs, native, ratio: secs / native, longest: await longest() });
+  rows.push({ what: `${name}: upload to full dashboard (${state})`, browser: secs, native, ratio: secs / native, longest: await longest(), stages: await stages() });
 }
 await browser.close();
 server.close();
-const md = ['| run | browser (s) | native CLI (s) | browser / native | longest main-thread task (ms) |', '|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.what} | ${r.browser.toFixed(2)} | ${r.native?.toFixed(2) ?? ''} | ${r.ratio ? r.ratio.toFixed(2) + '×' : ''} | ${r.longest.toFixed(0)} |`)];
+const md = ['| run | browser (s) | native CLI (s) | browser / native | longest main-thread task (ms) | worker stages (s) |', '|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.what} | ${r.browser.toFixed(2)} | ${r.native?.toFixed(2) ?? ''} | ${r.ratio ? r.ratio.toFixed(2) + '×' : ''} | ${r.longest.toFixed(0)} | ${r.stages} |`)];
 fs.mkdirSync(path.join(ROOT, 'bench-data'), { recursive: true });
 fs.writeFileSync(path.join(ROOT, 'bench-data', 'browser.md'), md.join('\n') + '\n');
 console.log(md.join('\n'));

@@ -227,7 +227,7 @@ pub fn analyze(
                 encodings::build(kind, n, &params.encodings, geometry, &mut inner)?
             }
         };
-        let delta = encoding.points.distances();
+        let delta = encoding.distances();
         if cancelled {
             return Err(PosgeoError::Cancelled);
         }

@@ -27,7 +27,8 @@
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
 use crate::metric::DistanceMatrix;
-use faer::Mat;
+use faer::linalg::matmul::{self, triangular::BlockStructure};
+use faer::{Accum, Mat, MatRef};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
@@ -168,24 +169,47 @@ impl Points {
     }
 
     /// δ_ij = ‖p_i − p_j‖₂ for every pair. Uses the Gram identity
-    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM) and recomputes directly the pairs where
-    /// that subtraction would lose digits.
+    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM, upper triangle only) and recomputes
+    /// directly the pairs where that subtraction would lose digits.
     pub fn distances(&self) -> DistanceMatrix {
         let (n, dim) = (self.n, self.dim);
         if dim == 0 {
             return DistanceMatrix::from_fn(n, |_, _| 0.0);
         }
-        let m = Mat::from_fn(n, dim, |i, k| self.data[i * dim + k]);
-        let g = &m * m.transpose();
+        let m = MatRef::from_row_major_slice(&self.data, n, dim);
+        let mut g = Mat::<f64>::zeros(n, n);
+        matmul::triangular::matmul(
+            g.as_mut(),
+            BlockStructure::TriangularUpper,
+            Accum::Replace,
+            m,
+            BlockStructure::Rectangular,
+            m.transpose(),
+            BlockStructure::Rectangular,
+            1.0,
+            faer::get_global_parallelism(),
+        );
         DistanceMatrix::from_fn(n, |i, j| {
             let scale = g[(i, i)] + g[(j, j)];
             let sq = scale - 2.0 * g[(i, j)];
             if sq > 0.1 * scale {
                 sq.sqrt()
             } else {
-                self.row(i).iter().zip(self.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+                self.direct(i, j)
             }
         })
+    }
+
+    /// ‖p_i − p_j‖₂ by its definition.
+    fn direct(&self, i: usize, j: usize) -> f64 {
+        self.row(i).iter().zip(self.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+    }
+
+    /// δ for a shift-invariant configuration (δ_ij a function of |i − j| alone):
+    /// δ_ij = ‖p_{|i−j|} − p_0‖₂, n direct distances instead of a GEMM.
+    fn distances_by_lag(&self) -> DistanceMatrix {
+        let by_lag: Vec<f64> = (0..self.n).map(|l| self.direct(l, 0)).collect();
+        DistanceMatrix::from_fn(self.n, |i, j| by_lag[j - i])
     }
 }
 
@@ -200,6 +224,21 @@ pub struct Encoding {
     pub parameters: u64,
     /// SMACOF iterations run (0 for the others).
     pub iterations: usize,
+}
+
+impl Encoding {
+    /// δ_ij = ‖p_i − p_j‖₂ for every pair. Sinusoidal and RoPE tables of even width are
+    /// shift-invariant — each (sin, cos) column pair contributes
+    /// (sin iω − sin jω)² + (cos iω − cos jω)² = 2 − 2·cos((i − j)ω) — so their δ is read
+    /// off n lags; every other configuration goes through [`Points::distances`].
+    pub fn distances(&self) -> DistanceMatrix {
+        let trig = matches!(self.kind, EncodingKind::Sinusoidal | EncodingKind::Rope);
+        if trig && self.points.dim % 2 == 0 {
+            self.points.distances_by_lag()
+        } else {
+            self.points.distances()
+        }
+    }
 }
 
 /// Interleaved trigonometric table: columns 2k and 2k+1 hold (f(i·ω_k), g(i·ω_k)) with
@@ -385,6 +424,22 @@ mod tests {
             for j in 0..20 {
                 let direct: f64 = p.row(i).iter().zip(p.row(j)).map(|(a, b)| (a - b).powi(2)).sum::<f64>().sqrt();
                 assert!((d.get(i, j) - direct).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn trig_tables_read_by_lag_match_every_pair() {
+        // Even widths take the lag shortcut; an odd width (not shift-invariant) must not.
+        for (kind, dim) in [(EncodingKind::Sinusoidal, 16), (EncodingKind::Rope, 8), (EncodingKind::Sinusoidal, 7)] {
+            let points = trig_table(40, dim, 10000.0, kind == EncodingKind::Sinusoidal);
+            let e = Encoding { kind, points, parameters: 0, iterations: 0 };
+            let d = e.distances();
+            for i in 0..40 {
+                for j in 0..40 {
+                    let direct = e.points.direct(i, j);
+                    assert!((d.get(i, j) - direct).abs() < 1e-12, "{kind:?} d={dim} ({i},{j})");
+                }
             }
         }
     }

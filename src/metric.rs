@@ -13,14 +13,16 @@
 //! sqrt(c_i(w)+α) = a_i(w) + s for *every* w, hence
 //! BC_ij·sqrt(Z_i Z_j) = G_ij + s·(R_i + R_j) + |V|·α, with G = A·Aᵀ (one sparse Gram
 //! product) and R_i = Σ_w a_i(w). Exact for α = 0 and α > 0 alike. Tokens present at many
-//! positions go through a dense GEMM, the rest through sparse outer products.
+//! positions go through a dense GEMM, the rest through sparse outer products; only the
+//! upper triangle of G is formed (G is symmetric and its diagonal is not needed).
 //! Where 2 − 2·BC < 1e-4 the subtraction would lose digits, so D is recomputed directly as
 //! sqrt(Σ_w (√μ_i(w) − √μ_j(w))²) by merging the two sparse rows (the common smoothing
 //! mass added back in closed form); both agree with the direct formula to 1e-9.
 
 use crate::counts::PositionalCounts;
 use crate::error::{PosgeoError, Result};
-use faer::Mat;
+use faer::linalg::matmul::triangular::BlockStructure;
+use faer::{Accum, Mat};
 use serde::{Deserialize, Serialize};
 
 /// Which distance between positional distributions.
@@ -214,12 +216,22 @@ impl<'a> SqrtRows<'a> {
     }
 }
 
-/// Tokens seen at more than this fraction of positions go through the dense GEMM.
-const DENSE_FRACTION: usize = 16;
+/// A token goes through the dense GEMM when it occurs at more than n / DENSE_DIVISOR
+/// positions. The sparse path costs about occ²/2 scattered multiply-adds for a token, the
+/// dense one n²/2 vectorised ones, so only tokens present at a large share of positions pay
+/// for the GEMM. Chosen by measurement on the IMDB-sized benchmark (n = 512): natively
+/// (`posgeo-bench`, AVX2 GEMM on two threads) 4 beat 2, 3, 8 and 16; in the browser
+/// (`bench/browser.mjs`, 128-bit wasm SIMD, one thread) 2 beat 4.
+#[cfg(not(target_arch = "wasm32"))]
+const DENSE_DIVISOR: usize = 4;
+#[cfg(target_arch = "wasm32")]
+const DENSE_DIVISOR: usize = 2;
 /// Below this value of 2 − 2·BC the chord is recomputed directly.
 const CANCELLATION_GUARD: f64 = 1e-4;
 
-fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
+/// The strict upper triangle (i < j) of G = A·Aᵀ, as a row-major n×n buffer (the lower
+/// triangle and the diagonal are left at zero).
+fn gram_upper(rows: &SqrtRows) -> Vec<f64> {
     let (n, counts) = (rows.n, rows.counts);
     let s = rows.alpha.sqrt();
     let nv = counts.vocab.len();
@@ -230,7 +242,7 @@ fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
             occurs[w as usize] += 1;
         }
     }
-    let heavy_threshold = (n / DENSE_FRACTION).max(4) as u32;
+    let heavy_threshold = (n / DENSE_DIVISOR).max(4) as u32;
     let mut dense_col = vec![u32::MAX; nv];
     let mut n_dense = 0usize;
     for (w, &o) in occurs.iter().enumerate() {
@@ -240,33 +252,62 @@ fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
         }
     }
     let mut heavy = Mat::<f64>::zeros(n, n_dense);
-    let mut light: Vec<Vec<(u32, f64)>> = vec![Vec::new(); nv];
-    let mut r = vec![0.0; n];
+    let mut light: Vec<Vec<(u32, f64)>> = occurs
+        .iter()
+        .zip(&dense_col)
+        .map(|(&o, &k)| if k == u32::MAX { Vec::with_capacity(o as usize) } else { Vec::new() })
+        .collect();
     for (i, row) in counts.rows.iter().enumerate() {
         for &(w, c) in row {
             let a = (c as f64 + rows.alpha).sqrt() - s;
-            r[i] += a;
             match dense_col[w as usize] {
                 u32::MAX => light[w as usize].push((i as u32, a)),
                 k => heavy[(i, k as usize)] = a,
             }
         }
     }
-    let mut g: Mat<f64> = if n_dense > 0 { &heavy * heavy.transpose() } else { Mat::zeros(n, n) };
-    for col in &light {
-        for (x, &(p, ap)) in col.iter().enumerate() {
-            for &(q, aq) in &col[x..] {
-                let v = ap * aq;
-                g[(p as usize, q as usize)] += v;
-                if p != q {
-                    g[(q as usize, p as usize)] += v;
-                }
+    let mut g = vec![0.0; n * n];
+    if n_dense > 0 {
+        let mut prod = Mat::<f64>::zeros(n, n);
+        faer::linalg::matmul::triangular::matmul(
+            prod.as_mut(),
+            BlockStructure::StrictTriangularUpper,
+            Accum::Replace,
+            heavy.as_ref(),
+            BlockStructure::Rectangular,
+            heavy.transpose(),
+            BlockStructure::Rectangular,
+            1.0,
+            faer::get_global_parallelism(),
+        );
+        for i in 0..n {
+            for j in i + 1..n {
+                g[i * n + j] = prod[(i, j)];
             }
         }
     }
+    // Sparse outer products; a column's positions ascend, so (p, q) lands above the diagonal.
+    for col in &light {
+        for (x, &(p, ap)) in col.iter().enumerate() {
+            let row = &mut g[p as usize * n..(p as usize + 1) * n];
+            for &(q, aq) in &col[x + 1..] {
+                row[q as usize] += ap * aq;
+            }
+        }
+    }
+    g
+}
+
+fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
+    let n = rows.n;
+    let s = rows.alpha.sqrt();
+    let g = gram_upper(rows);
+    // R_i = Σ_w a_i(w).
+    let r: Vec<f64> =
+        rows.counts.rows.iter().map(|row| row.iter().map(|&(_, c)| (c as f64 + rows.alpha).sqrt() - s).sum()).collect();
     let constant = rows.vocab * rows.alpha;
     DistanceMatrix::from_fn(n, |i, j| {
-        let bc = (g[(i, j)] + s * (r[i] + r[j]) + constant) / (rows.z[i] * rows.z[j]).sqrt();
+        let bc = (g[i * n + j] + s * (r[i] + r[j]) + constant) / (rows.z[i] * rows.z[j]).sqrt();
         let x = 2.0 - 2.0 * bc;
         if x < CANCELLATION_GUARD {
             rows.direct_chord(i, j)

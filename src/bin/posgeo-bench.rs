@@ -75,7 +75,7 @@ mod bench {
                         rank: r_e,
                     };
                     let e = encodings::build(kind, n, &params.encodings, geometry, &mut |_| {}).expect("encoding");
-                    let (delta, t) = time(|| e.points.distances());
+                    let (delta, t) = time(|| e.distances());
                     let (_, t2) = time(|| stress::stress_against(&delta, &target));
                     if std::env::var_os("POSGEO_BENCH_VERBOSE").is_some() {
                         eprintln!("{:?}: {} iterations, distances {t:.3}s, stress {t2:.3}s", kind, e.iterations);
