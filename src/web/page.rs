@@ -2,7 +2,7 @@
 //! All numbers come from the worker's [`Payload`]; this module only lays them out.
 
 use super::dom::{self, checked, el, html, on_id, set_text, set_value, value};
-use super::protocol::{Payload, Request, Response, Source};
+use super::protocol::{Bulk, Payload, Request, Response, Source};
 use super::state::{Builtin, PageState};
 use crate::analysis::Stage;
 use crate::charts::{self, Frame};
@@ -230,18 +230,9 @@ fn spawn_worker() {
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
         let data = e.data();
         if let Some(s) = data.as_string() {
-            on_response(&s, None, None);
+            on_response(&s, None);
         } else if let Some(json) = js_sys::Reflect::get(&data, &"json".into()).ok().and_then(|v| v.as_string()) {
-            let metric = js_sys::Reflect::get(&data, &"metric".into()).ok().and_then(|v| v.as_string());
-            let floats = |key: &str| {
-                js_sys::Reflect::get(&data, &key.into())
-                    .ok()
-                    .and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
-                    .map(|a| a.to_vec())
-            };
-            let dim = js_sys::Reflect::get(&data, &"coords_dim".into()).ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
-            let coords = floats("coords").map(|c| (dim as usize, c));
-            on_response(&json, metric.zip(floats("matrix")), coords);
+            on_response(&json, Some(bulk_of(&data)));
         }
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -293,9 +284,24 @@ fn stage_index(s: Stage) -> f64 {
     }
 }
 
-/// Handles a worker message; `matrix` (flat n×n) and `coords` (dimension, flat n×dim) are
-/// the arrays transferred beside a `Done`.
-fn on_response(s: &str, matrix: Option<(String, Vec<f64>)>, coords: Option<(usize, Vec<f64>)>) {
+/// The typed arrays transferred beside a `Done` (missing ones are left empty).
+fn bulk_of(data: &JsValue) -> Bulk {
+    let get = |key: &str| js_sys::Reflect::get(data, &key.into()).ok();
+    let f64s = |key: &str| get(key).and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok()).map(|a| a.to_vec());
+    let header = get("header").and_then(|v| v.as_string()).and_then(|h| serde_json::from_str(&h).ok());
+    Bulk {
+        header: header.unwrap_or_default(),
+        matrix: f64s("matrix").unwrap_or_default(),
+        coords: f64s("coords").unwrap_or_default(),
+        shepard: get("shepard")
+            .and_then(|v| v.dyn_into::<js_sys::Float32Array>().ok())
+            .map(|a| a.to_vec())
+            .unwrap_or_default(),
+    }
+}
+
+/// Handles a worker message; `bulk` holds the arrays transferred beside a `Done`.
+fn on_response(s: &str, bulk: Option<Bulk>) {
     let Ok(r) = serde_json::from_str::<Response>(s) else { return };
     let current = with(|a| a.run_id);
     match r {
@@ -322,12 +328,8 @@ fn on_response(s: &str, matrix: Option<(String, Vec<f64>)>, coords: Option<(usiz
             );
         }
         Response::Done { id, mut payload } if id == current => {
-            if let Some((metric, flat)) = matrix {
-                let n = payload.report.n.max(1);
-                payload.report.matrix.insert(metric, flat.chunks(n).map(<[f64]>::to_vec).collect());
-            }
-            if let Some((dim, flat)) = coords.filter(|(d, _)| *d > 0) {
-                payload.coordinates = flat.chunks(dim).map(<[f64]>::to_vec).collect();
+            if let Some(bulk) = bulk {
+                payload.restore_bulk(bulk);
             }
             let secs = (now() - with(|a| a.started)) / 1000.0;
             with(|a| {
@@ -628,17 +630,20 @@ fn render_all() {
     }
     set_value("shepard-select", &want);
     render_table();
-    draw_from(0);
+    draw_later(0);
 }
 
-/// Draws the charts one per task, so the page never blocks for all of them at once.
-fn draw_from(k: usize) {
-    let Some(&name) = CHARTS.get(k) else {
-        let secs = (now() - with(|a| a.started)) / 1000.0;
-        return set_status("done", &format!("done in {secs:.2} s"));
-    };
-    draw(name);
-    let next = Closure::once_into_js(move || draw_from(k + 1));
+/// Draws the charts one per task (the first in a task of its own too, not in the one that
+/// parsed the results), so the page never blocks for more than one chart.
+fn draw_later(k: usize) {
+    let next = Closure::once_into_js(move || {
+        let Some(&name) = CHARTS.get(k) else {
+            let secs = (now() - with(|a| a.started)) / 1000.0;
+            return set_status("done", &format!("done in {secs:.2} s"));
+        };
+        draw(name);
+        draw_later(k + 1);
+    });
     if let Some(w) = web_sys::window() {
         w.set_timeout_with_callback(next.unchecked_ref()).ok();
     }

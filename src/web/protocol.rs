@@ -5,6 +5,11 @@
 //! (`bytes` holds the pasted text or the uploaded file, gzip or not).
 //! Worker → page: JSON strings of [`Response`]. The worker posts `Ready` once its wasm has
 //! started; a run posts `Progress` and `Estimate` messages, then `Done` or `Error`.
+//! `Done` travels as `{ json, header, matrix, coords, shepard }`: the payload's bulky
+//! numbers are moved out of the JSON by [`Payload::take_bulk`] into transferred typed arrays
+//! (Float64Array, Float64Array, Float32Array) described by `header` ([`BulkHeader`] as
+//! JSON), and put back by [`Payload::restore_bulk`] — no megabytes of JSON to parse on the
+//! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
 use crate::analysis::{analyze, AnalysisParams, Progress, Report, Stage};
@@ -99,6 +104,71 @@ pub struct Payload {
     pub shepard: BTreeMap<String, Vec<(f32, f32)>>,
     /// The `pmds` configuration X_d (all its coordinates), for the CSV export.
     pub coordinates: Vec<Vec<f64>>,
+}
+
+/// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bulk {
+    /// What the arrays hold.
+    pub header: BulkHeader,
+    /// The distance matrix, row-major n×n.
+    pub matrix: Vec<f64>,
+    /// The PMDS coordinates, row-major n × `header.coords_dim`.
+    pub coords: Vec<f64>,
+    /// Shepard pairs (D, a*·δ) of every encoding in `header.shepard`'s order, flattened.
+    pub shepard: Vec<f32>,
+}
+
+/// Names and shapes of the [`Bulk`] arrays.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BulkHeader {
+    /// The matrix's metric name (its key in the report), if it was taken.
+    pub metric: Option<String>,
+    /// Columns of the coordinates.
+    pub coords_dim: usize,
+    /// Encoding names with their number of Shepard pairs.
+    pub shepard: Vec<(String, usize)>,
+}
+
+impl Payload {
+    /// Moves the matrix, the coordinates and the Shepard samples out into flat arrays.
+    pub fn take_bulk(&mut self) -> Bulk {
+        let mut header = BulkHeader::default();
+        let mut matrix = Vec::new();
+        if let Some((name, rows)) = std::mem::take(&mut self.report.matrix).into_iter().next() {
+            header.metric = Some(name);
+            matrix = rows.concat();
+        }
+        let coords = std::mem::take(&mut self.coordinates);
+        header.coords_dim = coords.first().map_or(0, Vec::len);
+        let mut shepard = Vec::new();
+        for (name, pts) in std::mem::take(&mut self.shepard) {
+            header.shepard.push((name, pts.len()));
+            shepard.extend(pts.iter().flat_map(|&(d, e)| [d, e]));
+        }
+        Bulk { header, matrix, coords: coords.concat(), shepard }
+    }
+
+    /// Puts back what [`Payload::take_bulk`] took (arrays too short are treated as missing).
+    pub fn restore_bulk(&mut self, bulk: Bulk) {
+        let Bulk { header, matrix, coords, shepard } = bulk;
+        let n = self.report.n;
+        if let Some(metric) = header.metric.filter(|_| n > 0 && matrix.len() == n * n) {
+            self.report.matrix.insert(metric, matrix.chunks(n).map(<[f64]>::to_vec).collect());
+        }
+        if header.coords_dim > 0 && coords.len() % header.coords_dim == 0 {
+            self.coordinates = coords.chunks(header.coords_dim).map(<[f64]>::to_vec).collect();
+        }
+        let mut rest = &shepard[..];
+        for (name, count) in header.shepard {
+            if rest.len() < 2 * count {
+                break;
+            }
+            let (mine, tail) = rest.split_at(2 * count);
+            self.shepard.insert(name, mine.chunks(2).map(|p| (p[0], p[1])).collect());
+            rest = tail;
+        }
+    }
 }
 
 /// Pairs sampled for each Shepard diagram.
@@ -213,6 +283,28 @@ mod tests {
         assert_eq!(payload.shepard.len(), 8);
         let pts = &payload.shepard["pmds"];
         assert!(!pts.is_empty() && pts.iter().all(|(d, e)| (d - e).abs() < 1e-5));
+    }
+
+    #[test]
+    fn bulk_arrays_round_trip() {
+        let params = AnalysisParams {
+            encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
+            ..Default::default()
+        };
+        let synth = SynthParams { sequences: 100, positions: 12, ..Default::default() };
+        let req = Request { id: 1, source: Source::Synthetic(synth), params };
+        let original = run(&req, &[], &mut |_| {}).unwrap();
+        let mut light = original.clone();
+        let bulk = light.take_bulk();
+        assert!(light.report.matrix.is_empty() && light.coordinates.is_empty() && light.shepard.is_empty());
+        let n = original.report.n;
+        assert_eq!(bulk.matrix.len(), n * n);
+        assert_eq!(bulk.header.shepard.len(), original.shepard.len());
+        // The header travels as JSON.
+        let header: BulkHeader = serde_json::from_str(&serde_json::to_string(&bulk.header).unwrap()).unwrap();
+        let mut back = light.clone();
+        back.restore_bulk(Bulk { header, ..bulk });
+        assert_eq!(back, original);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The Web Worker's side (wasm32 only): receives a [`Request`] with its bytes, runs
 //! [`protocol::run`] and posts [`Response`]s back as JSON strings — except `Done`, posted as
-//! `{ json, metric, matrix, coords, coords_dim }` (Float64Arrays) so the n×n matrix and the
-//! PMDS coordinates are transferred, not parsed.
+//! `{ json, header, matrix, coords, shepard }` with its bulky numbers in transferred typed
+//! arrays ([`protocol::Bulk`]).
 
 use super::protocol::{self, Request, Response};
 use wasm_bindgen::prelude::*;
@@ -39,25 +39,25 @@ pub fn start() {
         drop(bytes);
         match result {
             Ok(mut payload) => {
-                // The n×n matrix travels as a transferred Float64Array, not as JSON text.
-                let matrix = std::mem::take(&mut payload.report.matrix);
-                let (name, rows) = matrix.into_iter().next().unwrap_or_default();
-                let flat: Vec<f64> = rows.concat();
-                // So do the PMDS coordinates (n × r_τ numbers).
-                let coords = std::mem::take(&mut payload.coordinates);
-                let coords_dim = coords.first().map_or(0, Vec::len);
-                let coords_flat: Vec<f64> = coords.concat();
+                // The bulky numbers travel as transferred typed arrays, not as JSON text.
+                let bulk = payload.take_bulk();
                 let json =
                     serde_json::to_string(&Response::Done { id, payload: Box::new(payload) }).unwrap_or_default();
+                let header = serde_json::to_string(&bulk.header).unwrap_or_default();
+                let matrix = js_sys::Float64Array::from(&bulk.matrix[..]);
+                let coords = js_sys::Float64Array::from(&bulk.coords[..]);
+                let shepard = js_sys::Float32Array::from(&bulk.shepard[..]);
                 let msg = js_sys::Object::new();
-                let array = js_sys::Float64Array::from(&flat[..]);
-                let coords_array = js_sys::Float64Array::from(&coords_flat[..]);
-                js_sys::Reflect::set(&msg, &"json".into(), &JsValue::from_str(&json)).ok();
-                js_sys::Reflect::set(&msg, &"matrix".into(), &array).ok();
-                js_sys::Reflect::set(&msg, &"metric".into(), &JsValue::from_str(&name)).ok();
-                js_sys::Reflect::set(&msg, &"coords".into(), &coords_array).ok();
-                js_sys::Reflect::set(&msg, &"coords_dim".into(), &JsValue::from_f64(coords_dim as f64)).ok();
-                let transfer = js_sys::Array::of2(&array.buffer(), &coords_array.buffer());
+                for (key, value) in [
+                    ("json", JsValue::from_str(&json)),
+                    ("header", JsValue::from_str(&header)),
+                    ("matrix", matrix.clone().into()),
+                    ("coords", coords.clone().into()),
+                    ("shepard", shepard.clone().into()),
+                ] {
+                    js_sys::Reflect::set(&msg, &key.into(), &value).ok();
+                }
+                let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
                 s2.post_message_with_transfer(&msg, &transfer).ok();
             }
             Err(e) => post(&s2, &Response::Error { id, message: e.to_string() }),
