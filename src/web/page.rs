@@ -72,6 +72,23 @@ pub fn start() {
     wire();
     spawn_worker();
     run();
+    register_service_worker();
+}
+
+/// Registers `sw.js` (www/sw.js), which keeps the explorer working offline once loaded.
+/// Service workers exist only in secure contexts (https, localhost); elsewhere the page
+/// simply works online only.
+fn register_service_worker() {
+    let Some(window) = web_sys::window() else { return };
+    let navigator = window.navigator();
+    if !window.is_secure_context() || !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+        return;
+    }
+    // The promise's rejection (e.g. a host that refuses the script) only costs offline use.
+    let promise = navigator.service_worker().register("./sw.js");
+    let ignore = Closure::<dyn FnMut(JsValue)>::new(|_: JsValue| {});
+    let _ = promise.catch(&ignore);
+    ignore.forget();
 }
 
 // ---------------------------------------------------------------- state ↔ controls

@@ -160,6 +160,38 @@ test('cancel stops a long run and keeps the results; a new run supersedes', asyn
   await page.close();
 });
 
+test('keeps working offline once loaded: cancel, a new run and a reload with the server gone', async () => {
+  const own = await serve(path.join(ROOT, 'dist'), '/offline/');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(own.url);
+    assert.equal(await settle(page), 'done');
+    // The service worker claims the page once it has installed (and cached the site).
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+    own.server.closeAllConnections();
+    await new Promise((resolve) => own.server.close(resolve));
+    // A cancel terminates the worker; its replacement must load without the network.
+    await page.fill('#synth-seqs', '200000');
+    await page.fill('#synth-n', '300');
+    await page.click('#run-button');
+    await page.waitForFunction(() => document.querySelector('#status').dataset.state === 'running');
+    await page.click('#cancel-button');
+    await page.fill('#synth-seqs', '500');
+    await page.fill('#synth-n', '20');
+    await page.click('#run-button');
+    assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
+    // So must the whole page.
+    await page.reload();
+    assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
+    assert.equal(Object.keys(await table(page)).length, 8);
+  } finally {
+    await context.close();
+    own.server.closeAllConnections();
+    own.server.close();
+  }
+});
+
 test('exports download and the URL carries the state', async () => {
   const page = await open('?corpus=genesis&d=48&metric=fisher_rao&min_support=10');
   assert.equal(await page.$eval('#opt-d', (e) => e.value), '48');
