@@ -12,7 +12,7 @@ use plotters::style::colors::colormaps::ViridisRGB;
 pub type ChartResult = Result<Frame, String>;
 
 /// Where the data landed: the plotting area in pixels and the data range it shows.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Frame {
     /// Pixel x range of the plotting area.
     pub px: (i32, i32),
@@ -251,6 +251,72 @@ pub fn pmds_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, coords: &[Vec
     Ok(frame(&chart, (x0, x1), (y0, y1), false))
 }
 
+/// Viewing angles of the 3-D PMDS map, in radians (plotters' projection: yaw turns about
+/// the vertical axis, pitch tilts towards the viewer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View3d {
+    /// Rotation about the vertical axis.
+    pub yaw: f64,
+    /// Tilt.
+    pub pitch: f64,
+}
+
+impl Default for View3d {
+    fn default() -> Self {
+        View3d { yaw: 0.6, pitch: 0.35 }
+    }
+}
+
+/// Positions in the first three PMDS coordinates seen from `view`, coloured and connected in
+/// sequence order (a missing third coordinate, r_τ < 3, is drawn as 0). Returns each
+/// position's pixel, for hover read-outs.
+pub fn pmds_map_3d<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    coords: &[Vec<f64>],
+    view: View3d,
+) -> Result<Vec<(i32, i32)>, String> {
+    area.fill(&WHITE).map_err(err)?;
+    let at = |c: &Vec<f64>, k: usize| c.get(k).copied().unwrap_or(0.0);
+    // Plotters' 3-D y axis is the vertical one: show x₁ across, x₂ up, x₃ in depth.
+    let pts: Vec<(f64, f64, f64)> = coords.iter().map(|c| (at(c, 0), at(c, 1), at(c, 2))).collect();
+    let range = |k: usize| {
+        let vals = coords.iter().map(|c| at(c, k));
+        padded(vals.clone().fold(f64::INFINITY, f64::min), vals.fold(f64::NEG_INFINITY, f64::max))
+    };
+    let ((x0, x1), (y0, y1), (z0, z1)) = (range(0), range(1), range(2));
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .caption("PMDS map: positions in MDS coordinates 1–3 (colour = position)", ("sans-serif", 16))
+        .build_cartesian_3d(x0..x1, y0..y1, z0..z1)
+        .map_err(err)?;
+    chart.with_projection(|mut p| {
+        p.yaw = view.yaw;
+        p.pitch = view.pitch;
+        p.scale = 0.75;
+        p.into_matrix()
+    });
+    chart
+        .configure_axes()
+        .light_grid_style(BLACK.mix(0.08))
+        .max_light_lines(4)
+        .x_labels(4)
+        .y_labels(5)
+        .z_labels(4)
+        .label_style(("sans-serif", 11))
+        .x_formatter(&|v| format!("{v:.2}"))
+        .y_formatter(&|v| format!("{v:.2}"))
+        .z_formatter(&|v| format!("{v:.2}"))
+        .draw()
+        .map_err(err)?;
+    chart.draw_series(LineSeries::new(pts.clone(), BLACK.mix(0.25))).map_err(err)?;
+    let n = pts.len().max(2) as f64 - 1.0;
+    chart
+        .draw_series(pts.iter().enumerate().map(|(i, &p)| Circle::new(p, 4, viridis(i as f64 / n).filled())))
+        .map_err(err)?;
+    let spec = chart.as_coord_spec();
+    Ok(pts.iter().map(|p| spec.translate(p)).collect())
+}
+
 /// Shepard diagram: a*·δ_ij against D_ij for sampled pairs, with the diagonal.
 pub fn shepard<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, name: &str, pairs: &[(f32, f32)]) -> ChartResult {
     area.fill(&WHITE).map_err(err)?;
@@ -401,12 +467,32 @@ pub(crate) mod tests {
         assert!(s.contains(&format!("r_τ = {}", r.effective_rank)));
         let (s, _) = svg(|a| pmds_map(a, &r.pmds_coordinates));
         assert!(s.matches("<circle").count() >= r.n);
+        let (s, _) = svg(|a| pmds_map_3d(a, &r.pmds_coordinates, View3d::default()).map(|_| Frame::default()));
+        assert!(s.matches("<circle").count() >= r.n);
         let pairs: Vec<(f32, f32)> = vec![(0.1, 0.2), (0.5, 0.4)];
         let (s, _) = svg(|a| shepard(a, "rope", &pairs));
         assert!(s.contains("rope") && s.matches("<circle").count() >= 2);
         for (s, _) in [svg(|a| rank_curve(a, &r)), svg(|a| monotonicity(a, &r)), svg(|a| support(a, &r))] {
             assert!(s.starts_with("<svg") && s.len() > 1000);
         }
+    }
+
+    #[test]
+    fn the_3d_map_turns_with_its_view() {
+        let r = report();
+        let area_pixels = |view: View3d| {
+            let mut out = String::new();
+            let area = SVGBackend::with_string(&mut out, (640, 420)).into_drawing_area();
+            pmds_map_3d(&area, &r.pmds_coordinates, view).unwrap()
+        };
+        let a = area_pixels(View3d::default());
+        assert_eq!(a.len(), r.n);
+        assert!(a.iter().all(|&(x, y)| (0..640).contains(&x) && (0..420).contains(&y)), "{a:?}");
+        // A quarter turn moves the points; a full turn brings them back.
+        let quarter = area_pixels(View3d { yaw: 0.6 + std::f64::consts::FRAC_PI_2, pitch: 0.35 });
+        let full = area_pixels(View3d { yaw: 0.6 + 2.0 * std::f64::consts::PI, pitch: 0.35 });
+        assert_ne!(a, quarter);
+        assert!(a.iter().zip(&full).all(|(p, q)| (p.0 - q.0).abs() <= 1 && (p.1 - q.1).abs() <= 1));
     }
 
     #[test]

@@ -36,6 +36,9 @@ struct App {
     file: Option<(String, js_sys::Uint8Array)>,
     sort: (String, bool),
     shepard: Option<String>,
+    /// Pixel of each position on the 3-D map (for hover), and the drag in progress.
+    map_pixels: Vec<(i32, i32)>,
+    drag: Option<(i32, i32)>,
 }
 
 thread_local! {
@@ -65,6 +68,11 @@ pub fn start() {
     }
     let st = PageState::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     apply_state(&st);
+    if let Some((yaw, pitch)) = st.map3d {
+        dom::set_checked("map-3d", true);
+        set_value("map-yaw", &yaw.to_string());
+        set_value("map-pitch", &pitch.to_string());
+    }
     with(|a| {
         a.shepard = st.shepard.clone();
         a.sort = (String::new(), true);
@@ -186,6 +194,10 @@ fn read_state() -> Result<PageState, String> {
     e.rank = opt_num("opt-rank", "rank")?;
     e.smacof_max_iter = num("opt-smacof_iter", "SMACOF iterations")?;
     st.shepard = with(|a| a.shepard.clone());
+    st.map3d = checked("map-3d").then(|| {
+        let deg = |id: &str| value(id).parse::<f64>().map_or(0, |v| v.round() as i32);
+        (deg("map-yaw"), deg("map-pitch"))
+    });
     Ok(st)
 }
 
@@ -572,6 +584,26 @@ fn wire() {
             render_table();
         });
     }
+    // The 3-D map: a switch, two sliders, and drag to rotate.
+    for id in ["map-3d", "map-yaw", "map-pitch"] {
+        on_id(id, "input", |_: web_sys::Event| {
+            draw("map");
+            update_url();
+        });
+    }
+    on_id("chart-map", "mousedown", |e: MouseEvent| {
+        if checked("map-3d") {
+            with(|a| a.drag = Some((e.offset_x(), e.offset_y())));
+        }
+    });
+    for end in ["mouseup", "mouseleave"] {
+        on_id("chart-map", end, |_: MouseEvent| {
+            if with(|a| a.drag.take()).is_some() {
+                update_url();
+            }
+        });
+    }
+    on_id("chart-map", "mousemove", |e: MouseEvent| drag_map(&e));
     for name in CHARTS {
         on_id(&format!("chart-{name}"), "mousemove", move |e: MouseEvent| hover(name, &e));
     }
@@ -732,6 +764,15 @@ fn draw_on<DB: DrawingBackend>(
             charts::heatmap(root, m, &r.metric, svg, 128)
         }
         "spectrum" => charts::spectrum(root, r),
+        "map" if checked("map-3d") => {
+            let pixels = charts::pmds_map_3d(root, &r.pmds_coordinates, map_view())?;
+            if !svg {
+                with(|a| a.map_pixels = pixels);
+            }
+            // Hover on the 3-D map works in pixels: an identity frame over the whole canvas.
+            let (w, h) = root.dim_in_pixel();
+            Ok(Frame { px: (0, w as i32), py: (0, h as i32), x: (0.0, w as f64), y: (h as f64, 0.0), log_y: false })
+        }
         "map" => charts::pmds_map(root, &r.pmds_coordinates),
         "shepard" => {
             let enc = value("shepard-select");
@@ -742,6 +783,27 @@ fn draw_on<DB: DrawingBackend>(
         "monotonicity" => charts::monotonicity(root, r),
         _ => charts::support(root, r),
     }
+}
+
+/// The 3-D map's view from its two sliders (degrees).
+fn map_view() -> charts::View3d {
+    let deg = |id: &str| value(id).parse::<f64>().unwrap_or(0.0).to_radians();
+    charts::View3d { yaw: deg("map-yaw"), pitch: deg("map-pitch") }
+}
+
+/// Drag on the 3-D map: turn (horizontal) and tilt (vertical), through the sliders.
+fn drag_map(e: &MouseEvent) {
+    let Some((x0, y0)) = with(|a| a.drag) else { return };
+    let (x, y) = (e.offset_x(), e.offset_y());
+    with(|a| a.drag = Some((x, y)));
+    let turn = |id: &str, by: f64, lo: f64, hi: f64| {
+        let v = value(id).parse::<f64>().unwrap_or(0.0) + by;
+        let v = if hi >= 180.0 { (v + 540.0).rem_euclid(360.0) - 180.0 } else { v.clamp(lo, hi) };
+        set_value(id, &format!("{v:.0}"));
+    };
+    turn("map-yaw", (x - x0) as f64 * 0.5, -180.0, 180.0);
+    turn("map-pitch", (y - y0) as f64 * 0.5, -90.0, 90.0);
+    draw("map");
 }
 
 fn canvas(name: &str) -> HtmlCanvasElement {
@@ -831,6 +893,20 @@ fn hover(name: &'static str, e: &MouseEvent) {
         "spectrum" => {
             let k = x.round().max(1.0) as usize;
             r.eigenvalues.get(k - 1).map(|l| format!("λ_{k} = {l:.6e}"))
+        }
+        "map" if checked("map-3d") => {
+            let pixels = with(|a| a.map_pixels.clone());
+            let best = pixels
+                .iter()
+                .enumerate()
+                .map(|(i, &(px, py))| ((px as f64 - x).powi(2) + (py as f64 - y).powi(2), i))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            best.filter(|&(d2, _)| d2 <= 144.0).and_then(|(_, i)| {
+                let c = r.pmds_coordinates.get(i)?;
+                tokens_of(&p, i);
+                let at = |k: usize| c.get(k).copied().unwrap_or(0.0);
+                Some(format!("position {i}: x₁ = {:.4}, x₂ = {:.4}, x₃ = {:.4}", at(0), at(1), at(2)))
+            })
         }
         "map" => {
             let (sx, sy) = ((frame.x.1 - frame.x.0).max(1e-300), (frame.y.1 - frame.y.0).max(1e-300));

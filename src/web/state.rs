@@ -30,6 +30,8 @@ pub struct PageState {
     pub params: AnalysisParams,
     /// Encoding shown in the Shepard diagram.
     pub shepard: Option<String>,
+    /// The PMDS map in 3-D, seen from (turn, tilt) in degrees; `None` for the 2-D map.
+    pub map3d: Option<(i32, i32)>,
 }
 
 fn opt_usize(v: Option<usize>) -> String {
@@ -84,6 +86,7 @@ impl PageState {
         put("rank", opt_usize(e.rank), opt_usize(de.rank));
         put("smacof_iter", e.smacof_max_iter.to_string(), de.smacof_max_iter.to_string());
         put("shepard", self.shepard.clone().unwrap_or_default(), String::new());
+        put("map3d", self.map3d.map_or(String::new(), |(y, p)| format!("{y},{p}")), String::new());
         out
     }
 
@@ -141,6 +144,12 @@ impl PageState {
                 "rank" => set_opt(&mut p.encodings.rank, v),
                 "smacof_iter" => set(&mut p.encodings.smacof_max_iter, v),
                 "shepard" => st.shepard = Some(v.to_string()).filter(|s| !s.is_empty()),
+                "map3d" => {
+                    let mut parts = v.split(',').map(|x| x.trim().parse::<i32>());
+                    if let (Some(Ok(yaw)), Some(Ok(pitch)), None) = (parts.next(), parts.next(), parts.next()) {
+                        st.map3d = Some((yaw.clamp(-180, 180), pitch.clamp(-90, 90)));
+                    }
+                }
                 _ => {}
             }
         }
@@ -155,7 +164,12 @@ mod tests {
     #[test]
     fn defaults_make_an_empty_query_and_everything_round_trips() {
         assert!(PageState::default().to_pairs().is_empty());
-        let mut st = PageState { corpus: Builtin::Genesis, shepard: Some("rope".into()), ..Default::default() };
+        let mut st = PageState {
+            corpus: Builtin::Genesis,
+            shepard: Some("rope".into()),
+            map3d: Some((-45, 10)),
+            ..Default::default()
+        };
         st.synth.beta = 0.7;
         st.synth.seed = 9;
         st.params.tokenizer = TokenizerKind::Chars;
@@ -174,7 +188,8 @@ mod tests {
 
     #[test]
     fn junk_is_ignored() {
-        let st = PageState::from_pairs([("d", "abc"), ("metric", "nope"), ("zzz", "1"), ("top_k", "0")]);
+        let st =
+            PageState::from_pairs([("d", "abc"), ("metric", "nope"), ("zzz", "1"), ("top_k", "0"), ("map3d", "1,x")]);
         assert_eq!(st, PageState::default());
     }
 }

@@ -192,6 +192,49 @@ test('keeps working offline once loaded: cancel, a new run and a reload with the
   }
 });
 
+test('the PMDS map turns in 3-D: switch, drag, keyboard, hover and the URL', async () => {
+  const page = await open();
+  const pixels = () => page.$eval('#chart-map', (c) => c.toDataURL());
+  const flat = await pixels();
+  await page.check('#map-3d');
+  const three = await pixels();
+  assert.notEqual(three, flat, 'the 3-D switch redraws the map');
+  const box = await page.$eval('#chart-map', (c) => {
+    const r = c.getBoundingClientRect();
+    return { x: r.x, y: r.y, w: r.width, h: r.height };
+  });
+  await page.mouse.move(box.x + box.w / 2, box.y + box.h / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.w / 2 + 60, box.y + box.h / 2 + 20, { steps: 4 });
+  await page.mouse.up();
+  const turned = await pixels();
+  assert.notEqual(turned, three, 'dragging turns the map');
+  const yaw = Number(await page.inputValue('#map-yaw'));
+  const pitch = Number(await page.inputValue('#map-pitch'));
+  assert.ok(yaw > 34 && pitch > 20, `sliders follow the drag: ${yaw}, ${pitch}`);
+  await page.focus('#map-pitch');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(Number(await page.inputValue('#map-pitch')), pitch - 1);
+  assert.notEqual(await pixels(), turned, 'the keyboard turns it too');
+  // Hovering a drawn position reads out its three coordinates.
+  let readout = '';
+  for (let y = 6; y < box.h && !readout.includes('x₃'); y += 12) {
+    for (let x = 6; x < box.w && !readout.includes('x₃'); x += 12) {
+      await page.mouse.move(box.x + x, box.y + y);
+      readout = await page.$eval('#readout-map', (e) => e.textContent);
+    }
+  }
+  assert.match(readout, /^position \d+: x₁ = .*, x₂ = .*, x₃ = /);
+  // The view is part of the link.
+  const link = new URL(page.url());
+  assert.equal(link.searchParams.get('map3d'), `${yaw},${pitch - 1}`);
+  await page.goto(link.href);
+  assert.equal(await settle(page), 'done');
+  assert.ok(await page.isChecked('#map-3d'));
+  assert.equal(Number(await page.inputValue('#map-yaw')), yaw);
+  await page.close();
+});
+
 test('exports download and the URL carries the state', async () => {
   const page = await open('?corpus=genesis&d=48&metric=fisher_rao&min_support=10');
   assert.equal(await page.$eval('#opt-d', (e) => e.value), '48');
