@@ -78,9 +78,16 @@ pub fn start() {
         a.sort = (String::new(), true);
     });
     wire();
-    spawn_worker();
-    run();
-    register_service_worker();
+    // The worker, the first run and the service worker in a task of their own: the page's
+    // start-up never blocks its thread for long in one piece.
+    let rest = Closure::once_into_js(|| {
+        spawn_worker();
+        run();
+        register_service_worker();
+    });
+    if let Some(w) = web_sys::window() {
+        w.set_timeout_with_callback(rest.unchecked_ref()).ok();
+    }
 }
 
 /// Registers `sw.js` (www/sw.js), which keeps the explorer working offline once loaded.
