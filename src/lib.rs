@@ -10,7 +10,8 @@
 //! * **Numeric core** (no web dependency; native and wasm32), one module per pipeline
 //!   stage: [`corpus`] (input, [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] →
 //!   [`encodings`] → [`stress`] / [`monotonicity`]; [`analysis`] chains them; [`synth`] makes
-//!   the built-in corpus; [`error`] holds the one error type.
+//!   the built-in corpus; [`tables`] reads learned position tables (text/CSV, safetensors);
+//!   [`error`] holds the one error type.
 //! * **Web shell** (`web`, wasm32 only): DOM, worker messages, files, drawing.
 //! * **Command line** (`src/bin/posgeo.rs`, native only).
 
@@ -25,6 +26,7 @@ pub mod metric;
 pub mod monotonicity;
 pub mod stress;
 pub mod synth;
+pub mod tables;
 pub mod web;
 
 pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Report, Stage};

@@ -149,4 +149,17 @@ fn learned_table_is_compared() {
     let v = json(&posgeo(&["analyze", "--json", "--learned", &tmp("t.csv", table.as_bytes())], corpus().as_bytes()));
     assert_eq!(v["encodings"]["learned"]["dim"], 2);
     assert_eq!(v["encodings"]["learned"]["parameters"], 8);
+    // The same table as a safetensors checkpoint (F64, next to another 2-D tensor) gives the
+    // same numbers once the tensor is named.
+    let values: Vec<f64> = (0..4).flat_map(|i| [i as f64 * 0.1, (i as f64).sin()]).collect();
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let other = vec![0u8; 8 * 6];
+    let views = [
+        ("wte.weight", safetensors::tensor::TensorView::new(safetensors::Dtype::F64, vec![3, 2], &other).unwrap()),
+        ("wpe.weight", safetensors::tensor::TensorView::new(safetensors::Dtype::F64, vec![4, 2], &bytes).unwrap()),
+    ];
+    let file = tmp("model.safetensors", &safetensors::serialize(views, None).unwrap());
+    let w = json(&posgeo(&["analyze", "--json", "--learned", &file, "--tensor", "wpe.weight"], corpus().as_bytes()));
+    assert_eq!(w["encodings"]["learned"], v["encodings"]["learned"]);
+    fails_with(&["analyze", "--learned", &file, "--tensor", "bias"], corpus().as_bytes(), "no tensor \"bias\"");
 }

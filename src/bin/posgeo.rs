@@ -150,9 +150,14 @@ mod cli {
         /// Energy fraction E of the energy rank r_E.
         #[arg(long, default_value_t = 0.99)]
         energy: f64,
-        /// A learned position table to compare (text/CSV of numbers, one row per position).
+        /// A learned position table to compare: text/CSV of numbers (one row per position) or
+        /// a .safetensors checkpoint.
         #[arg(long)]
         learned: Option<String>,
+        /// The safetensors tensor to use with --learned (default: the only 2-D tensor, or the
+        /// one named like a position embedding, e.g. `wpe.weight`).
+        #[arg(long, requires = "learned")]
+        tensor: Option<String>,
         /// Print one JSON object instead of tables.
         #[arg(long)]
         json: bool,
@@ -301,22 +306,9 @@ mod cli {
     }
 
     /// A numeric table: one row per line, numbers separated by commas, tabs or spaces.
-    fn read_table(path: &str) -> Result<Vec<Vec<f64>>, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        let mut rows = Vec::new();
-        for (no, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let row = line
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|f| !f.is_empty())
-                .map(|f| f.parse::<f64>())
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("{path}: line {}: {e}", no + 1))?;
-            rows.push(row);
-        }
-        Ok(rows)
+    fn read_table(path: &str, tensor: Option<&str>) -> Result<Vec<Vec<f64>>, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        posgeo::tables::read_table(&bytes, tensor).map_err(|e| format!("{path}: {e}"))
     }
 
     fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
@@ -324,7 +316,7 @@ mod cli {
         let err = |e: PosgeoError| e.to_string();
         let corpus = Corpus::read(&bytes, &input_format(&a), a.lossy).map_err(err)?;
         drop(bytes);
-        let learned = a.learned.as_deref().map(read_table).transpose()?;
+        let learned = a.learned.as_deref().map(|p| read_table(p, a.tensor.as_deref())).transpose()?;
         let params = params(&a);
         let bar = indicatif::ProgressBar::with_draw_target(Some(100), indicatif::ProgressDrawTarget::stderr());
         bar.set_style(

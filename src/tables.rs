@@ -1,0 +1,170 @@
+//! **Learned position tables** for the `learned` encoding (SPEC §5 in `docs/MATH.md`): the
+//! rows p_0, p_1, … of a model's position-embedding matrix, read from
+//!
+//! * text or CSV: one row per line, numbers separated by commas or white space;
+//! * **safetensors** (Hugging Face checkpoints, e.g. GPT-2's `wpe.weight`), recognised by its
+//!   header (an 8-byte little-endian length, then a JSON object): a 2-D tensor of dtype F64,
+//!   F32, F16 or BF16, chosen by name, or else the only 2-D tensor, or else the one 2-D tensor
+//!   whose name mentions "pos" or is GPT-2's `wpe`.
+//!
+//! Values are widened to f64; rows beyond the corpus's n are ignored later by
+//! [`crate::encodings::learned`], which also checks shape and finiteness.
+
+use crate::error::{PosgeoError, Result};
+use safetensors::{Dtype, SafeTensors};
+
+/// A table as rows of equal length.
+pub type Table = Vec<Vec<f64>>;
+
+/// Reads a table from bytes (format recognised from the content); `tensor` names the
+/// safetensors tensor to use.
+pub fn read_table(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
+    if looks_like_safetensors(bytes) {
+        read_safetensors(bytes, tensor)
+    } else {
+        read_text(bytes)
+    }
+}
+
+fn bad(message: impl Into<String>) -> PosgeoError {
+    PosgeoError::BadMatrix(message.into())
+}
+
+/// An 8-byte header length that fits the file, followed by `{`.
+fn looks_like_safetensors(bytes: &[u8]) -> bool {
+    let Some((len, rest)) = bytes.split_first_chunk::<8>() else { return false };
+    let n = u64::from_le_bytes(*len);
+    n >= 2 && n <= rest.len() as u64 && rest.first() == Some(&b'{')
+}
+
+/// Text or CSV: one row per non-empty line.
+pub fn read_text(bytes: &[u8]) -> Result<Table> {
+    let text = std::str::from_utf8(bytes).map_err(|_| bad("the table is neither text/CSV nor safetensors"))?;
+    let mut rows = Vec::new();
+    for (no, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|f| !f.is_empty())
+            .map(str::parse::<f64>)
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| bad(format!("line {}: {e}", no + 1)))?;
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return Err(bad("the table is empty"));
+    }
+    Ok(rows)
+}
+
+/// The 2-D tensor names of a safetensors file with their shapes (for a picker).
+pub fn safetensors_matrices(bytes: &[u8]) -> Result<Vec<(String, [usize; 2])>> {
+    let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("safetensors: {e}")))?;
+    let mut out: Vec<(String, [usize; 2])> = st
+        .tensors()
+        .into_iter()
+        .filter_map(|(name, view)| match view.shape() {
+            &[r, c] => Some((name, [r, c])),
+            _ => None,
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn read_safetensors(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
+    let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("safetensors: {e}")))?;
+    let matrices = safetensors_matrices(bytes)?;
+    let listing = || matrices.iter().map(|(n, [r, c])| format!("{n} ({r}×{c})")).collect::<Vec<_>>().join(", ");
+    let name = match tensor.filter(|t| !t.is_empty()) {
+        Some(t) => t.to_string(),
+        None => {
+            let positional: Vec<&String> = matrices
+                .iter()
+                .map(|(n, _)| n)
+                .filter(|n| n.to_lowercase().contains("pos") || n.ends_with("wpe.weight") || n.as_str() == "wpe")
+                .collect();
+            match (matrices.as_slice(), positional.as_slice()) {
+                ([(only, _)], _) => only.clone(),
+                (_, [one]) => (*one).clone(),
+                ([], _) => return Err(bad("the safetensors file holds no 2-D tensor")),
+                _ => return Err(bad(format!("several 2-D tensors; name the one to use: {}", listing()))),
+            }
+        }
+    };
+    let view = st.tensor(&name).map_err(|_| bad(format!("no tensor {name:?}; the 2-D tensors are: {}", listing())))?;
+    let &[rows, cols] = view.shape() else {
+        return Err(bad(format!("tensor {name:?} has shape {:?}, not rows × columns", view.shape())));
+    };
+    let data = view.data();
+    let values: Vec<f64> = match view.dtype() {
+        Dtype::F64 => data.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
+        Dtype::F32 => data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64).collect(),
+        Dtype::F16 => data.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
+        Dtype::BF16 => data.chunks_exact(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
+        other => return Err(bad(format!("tensor {name:?} has dtype {other:?}; F64, F32, F16 or BF16 expected"))),
+    };
+    if values.len() != rows * cols || cols == 0 {
+        return Err(bad(format!("tensor {name:?}: {} values for shape {rows}×{cols}", values.len())));
+    }
+    Ok(values.chunks(cols).map(<[f64]>::to_vec).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use safetensors::tensor::TensorView;
+
+    fn file(tensors: &[(&str, Dtype, Vec<usize>, Vec<u8>)]) -> Vec<u8> {
+        let views: Vec<(String, TensorView)> =
+            tensors.iter().map(|(n, d, s, b)| (n.to_string(), TensorView::new(*d, s.clone(), b).unwrap())).collect();
+        safetensors::serialize(views, None).unwrap()
+    }
+
+    #[test]
+    fn text_and_csv_rows() {
+        assert_eq!(read_table(b"1, 2 3\n\n4\t5,6\n", None).unwrap(), vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]]);
+        assert!(read_table(b"1 x\n", None).unwrap_err().to_string().contains("line 1"));
+        assert!(read_table(b"\n \n", None).is_err());
+    }
+
+    #[test]
+    fn safetensors_in_every_float_width() {
+        let vals = [0.5f64, -1.25, 3.0, 0.0, 2.5, -0.75];
+        let f64s: Vec<u8> = vals.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let f32s: Vec<u8> = vals.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect();
+        let f16s: Vec<u8> = vals.iter().flat_map(|&v| half::f16::from_f64(v).to_le_bytes()).collect();
+        let bf16s: Vec<u8> = vals.iter().flat_map(|&v| half::bf16::from_f64(v).to_le_bytes()).collect();
+        let want = vec![vec![0.5, -1.25, 3.0], vec![0.0, 2.5, -0.75]];
+        for (dtype, bytes) in [(Dtype::F64, f64s), (Dtype::F32, f32s), (Dtype::F16, f16s), (Dtype::BF16, bf16s)] {
+            let f = file(&[("wpe.weight", dtype, vec![2, 3], bytes)]);
+            assert_eq!(read_table(&f, None).unwrap(), want, "{dtype:?}");
+        }
+    }
+
+    #[test]
+    fn safetensors_tensor_choice() {
+        let two: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let four: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let f = file(&[
+            ("h.0.attn.bias", Dtype::F32, vec![2], two.clone()),
+            ("wte.weight", Dtype::F32, vec![1, 2], two.clone()),
+            ("transformer.wpe.weight", Dtype::F32, vec![2, 2], four.clone()),
+        ]);
+        // The positional one is found by its name; any 2-D one can be named.
+        assert_eq!(read_table(&f, None).unwrap(), vec![vec![1.0, 2.0], vec![3.0, 4.0]]);
+        assert_eq!(read_table(&f, Some("wte.weight")).unwrap(), vec![vec![1.0, 2.0]]);
+        assert_eq!(safetensors_matrices(&f).unwrap().len(), 2);
+        let e = read_table(&f, Some("h.0.attn.bias")).unwrap_err().to_string();
+        assert!(e.contains("not rows × columns"), "{e}");
+        let e = read_table(&f, Some("nope")).unwrap_err().to_string();
+        assert!(e.contains("transformer.wpe.weight (2×2)"), "{e}");
+        // Two candidates and no name: the message lists them.
+        let g = file(&[("a", Dtype::F32, vec![1, 2], two.clone()), ("b", Dtype::F32, vec![2, 2], four)]);
+        assert!(read_table(&g, None).unwrap_err().to_string().contains("a (1×2), b (2×2)"));
+        let ints = file(&[("pos", Dtype::I32, vec![1, 2], two)]);
+        assert!(read_table(&ints, None).unwrap_err().to_string().contains("I32"));
+    }
+}
