@@ -37,7 +37,7 @@ mod cli {
     #[derive(Subcommand)]
     enum Command {
         /// Analyse a corpus: distances, MDS spectrum, stress of every encoding.
-        Analyze(AnalyzeArgs),
+        Analyze(Box<AnalyzeArgs>),
         /// Write the synthetic corpus (one sequence per line) to standard output.
         Synth(SynthArgs),
     }
@@ -194,7 +194,7 @@ mod cli {
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
         let result = match cli.command {
-            Command::Analyze(a) => run_analyze(a),
+            Command::Analyze(a) => run_analyze(*a),
             Command::Synth(s) => run_synth(s),
         };
         match result {
