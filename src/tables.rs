@@ -59,40 +59,54 @@ pub fn read_text(bytes: &[u8]) -> Result<Table> {
     Ok(rows)
 }
 
-/// The 2-D tensor names of a safetensors file with their shapes (for a picker).
-pub fn safetensors_matrices(bytes: &[u8]) -> Result<Vec<(String, [usize; 2])>> {
-    let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("safetensors: {e}")))?;
-    let mut out: Vec<(String, [usize; 2])> = st
-        .tensors()
-        .into_iter()
-        .filter_map(|(name, view)| match view.shape() {
-            &[r, c] => Some((name, [r, c])),
+/// The 2-D tensors named in a safetensors JSON header (the bytes after its 8-byte length),
+/// with their shapes, sorted by name; `None` if the header is not such JSON.
+pub fn header_matrices(header: &[u8]) -> Option<Vec<(String, [usize; 2])>> {
+    let value: serde_json::Value = serde_json::from_slice(header).ok()?;
+    let mut out: Vec<(String, [usize; 2])> = value
+        .as_object()?
+        .iter()
+        .filter(|(name, _)| name.as_str() != "__metadata__")
+        .filter_map(|(name, t)| match t.get("shape")?.as_array()?.as_slice() {
+            [r, c] => Some((name.clone(), [r.as_u64()? as usize, c.as_u64()? as usize])),
             _ => None,
         })
         .collect();
     out.sort();
-    Ok(out)
+    Some(out)
+}
+
+/// The 2-D tensors of a whole safetensors file (see [`header_matrices`]).
+pub fn safetensors_matrices(bytes: &[u8]) -> Option<Vec<(String, [usize; 2])>> {
+    let len = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
+    header_matrices(bytes.get(8..usize::try_from(len).ok()?.checked_add(8)?)?)
+}
+
+/// Which matrix to use when none is named: the only one, or else the only one named like a
+/// position embedding ("pos" in its name, or GPT-2's `wpe`).
+pub fn pick_positional(matrices: &[(String, [usize; 2])]) -> Option<usize> {
+    if matrices.len() == 1 {
+        return Some(0);
+    }
+    let positional = |n: &str| n.to_lowercase().contains("pos") || n.ends_with("wpe.weight") || n == "wpe";
+    let mut hits = matrices.iter().enumerate().filter(|(_, (n, _))| positional(n)).map(|(k, _)| k);
+    match (hits.next(), hits.next()) {
+        (Some(k), None) => Some(k),
+        _ => None,
+    }
 }
 
 fn read_safetensors(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
     let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("safetensors: {e}")))?;
-    let matrices = safetensors_matrices(bytes)?;
+    let matrices = safetensors_matrices(bytes).unwrap_or_default();
     let listing = || matrices.iter().map(|(n, [r, c])| format!("{n} ({r}×{c})")).collect::<Vec<_>>().join(", ");
     let name = match tensor.filter(|t| !t.is_empty()) {
         Some(t) => t.to_string(),
-        None => {
-            let positional: Vec<&String> = matrices
-                .iter()
-                .map(|(n, _)| n)
-                .filter(|n| n.to_lowercase().contains("pos") || n.ends_with("wpe.weight") || n.as_str() == "wpe")
-                .collect();
-            match (matrices.as_slice(), positional.as_slice()) {
-                ([(only, _)], _) => only.clone(),
-                (_, [one]) => (*one).clone(),
-                ([], _) => return Err(bad("the safetensors file holds no 2-D tensor")),
-                _ => return Err(bad(format!("several 2-D tensors; name the one to use: {}", listing()))),
-            }
-        }
+        None if matrices.is_empty() => return Err(bad("the safetensors file holds no 2-D tensor")),
+        None => match pick_positional(&matrices) {
+            Some(k) => matrices[k].0.clone(),
+            None => return Err(bad(format!("several 2-D tensors; name the one to use: {}", listing()))),
+        },
     };
     let view = st.tensor(&name).map_err(|_| bad(format!("no tensor {name:?}; the 2-D tensors are: {}", listing())))?;
     let &[rows, cols] = view.shape() else {
@@ -157,6 +171,7 @@ mod tests {
         assert_eq!(read_table(&f, None).unwrap(), vec![vec![1.0, 2.0], vec![3.0, 4.0]]);
         assert_eq!(read_table(&f, Some("wte.weight")).unwrap(), vec![vec![1.0, 2.0]]);
         assert_eq!(safetensors_matrices(&f).unwrap().len(), 2);
+        assert_eq!(pick_positional(&safetensors_matrices(&f).unwrap()), Some(0));
         let e = read_table(&f, Some("h.0.attn.bias")).unwrap_err().to_string();
         assert!(e.contains("not rows × columns"), "{e}");
         let e = read_table(&f, Some("nope")).unwrap_err().to_string();

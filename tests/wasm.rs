@@ -50,11 +50,16 @@ fn gzip_and_csv_decode_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn worker_protocol_runs_and_reports_progress() {
-    let req = Request { id: 5, source: Source::Genesis, params: AnalysisParams { max_len: 20, ..Default::default() } };
+    let req = Request {
+        id: 5,
+        source: Source::Genesis,
+        params: AnalysisParams { max_len: 20, ..Default::default() },
+        learned: None,
+    };
     let json = serde_json::to_string(&req).unwrap();
     let back: Request = serde_json::from_str(&json).unwrap();
     let mut progress = 0;
-    let payload = protocol::run(&back, &[], &mut |r| {
+    let payload = protocol::run(&back, &[], &[], &mut |r| {
         if matches!(r, Response::Progress { id: 5, .. }) {
             progress += 1;
         }

@@ -2,7 +2,7 @@
 //! All numbers come from the worker's [`Payload`]; this module only lays them out.
 
 use super::dom::{self, checked, el, html, on_id, set_text, set_value, value};
-use super::protocol::{Bulk, Payload, Request, Response, Source};
+use super::protocol::{Bulk, LearnedTable, Payload, Request, Response, Source};
 use super::state::{Builtin, PageState};
 use crate::analysis::Stage;
 use crate::charts::{self, Frame};
@@ -34,6 +34,8 @@ struct App {
     payload: Option<std::rc::Rc<Payload>>,
     frames: HashMap<&'static str, Frame>,
     file: Option<(String, js_sys::Uint8Array)>,
+    /// An uploaded learned position table (never put in a link).
+    learned: Option<(String, js_sys::Uint8Array)>,
     sort: (String, bool),
     shepard: Option<String>,
     /// Pixel of each position on the 3-D map (for hover), and the drag in progress.
@@ -447,12 +449,24 @@ fn run() {
     if was_running {
         restart_worker(); // a new run supersedes the old one
     }
-    let req = Request { id, source, params: st.params.clone() };
+    let learned = with(|a| a.learned.clone());
+    let req = Request {
+        id,
+        source,
+        params: st.params.clone(),
+        learned: learned.as_ref().map(|(name, _)| LearnedTable {
+            name: name.clone(),
+            tensor: Some(value("learned-tensor")).filter(|t| !t.is_empty()),
+        }),
+    };
     let msg = js_sys::Object::new();
     let json = serde_json::to_string(&req).unwrap_or_default();
     js_sys::Reflect::set(&msg, &"request".into(), &JsValue::from_str(&json)).ok();
     if let Some(b) = bytes {
         js_sys::Reflect::set(&msg, &"bytes".into(), &b).ok();
+    }
+    if let Some((_, b)) = learned {
+        js_sys::Reflect::set(&msg, &"learned_bytes".into(), &b).ok();
     }
     with(|a| a.started = now());
     set_progress(0.0);
@@ -499,6 +513,48 @@ fn load_file(file: web_sys::File) {
         fill_columns(&name, &arr);
         with(|a| a.file = Some((name, arr)));
         dom::set_checked("src-file", true);
+    });
+}
+
+/// Reads a learned position table; a safetensors file fills the tensor picker from its header.
+fn load_learned(file: web_sys::File) {
+    if file.size() > MAX_FILE_BYTES {
+        return show_error(&format!("{} is {:.0} MB: too large for the browser", file.name(), file.size() / 1e6));
+    }
+    let name = file.name();
+    set_text("learned-info", &format!("reading {name}…"));
+    wasm_bindgen_futures::spawn_local(async move {
+        let Ok(buf) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
+            return show_error(&format!("cannot read {name}"));
+        };
+        let arr = js_sys::Uint8Array::new(&buf);
+        let select = el("learned-tensor");
+        select.set_text_content(None);
+        let head_len = arr.subarray(0, 8.min(arr.length())).to_vec();
+        let header_len = head_len.try_into().map(u64::from_le_bytes).unwrap_or(0);
+        let matrices = (header_len > 0 && header_len + 8 <= arr.length() as u64)
+            .then(|| crate::tables::header_matrices(&arr.subarray(8, 8 + header_len as u32).to_vec()))
+            .flatten()
+            .unwrap_or_default();
+        let found = crate::tables::pick_positional(&matrices);
+        for (k, (tensor, [r, c])) in matrices.iter().enumerate() {
+            let opt = dom::make("option", &format!("{tensor} ({r}×{c})"));
+            opt.set_attribute("value", tensor).ok();
+            if Some(k) == found {
+                opt.set_attribute("selected", "").ok();
+            }
+            select.append_child(&opt).ok();
+        }
+        let what = if matrices.is_empty() {
+            "text/CSV".to_string()
+        } else {
+            format!("safetensors, {} matrices", matrices.len())
+        };
+        set_text(
+            "learned-info",
+            &format!("{name} — {:.2} MB, {what}; compared as `learned` in the next run", arr.length() as f64 / 1e6),
+        );
+        with(|a| a.learned = Some((name, arr)));
     });
 }
 
@@ -551,6 +607,19 @@ fn wire() {
         if let Some(f) = input.files().and_then(|l| l.get(0)) {
             load_file(f);
         }
+    });
+    on_id("learned-input", "change", |_: web_sys::Event| {
+        let input: web_sys::HtmlInputElement = el("learned-input").unchecked_into();
+        if let Some(f) = input.files().and_then(|l| l.get(0)) {
+            load_learned(f);
+        }
+    });
+    on_id("learned-clear", "click", |_: web_sys::Event| {
+        with(|a| a.learned = None);
+        let input: web_sys::HtmlInputElement = el("learned-input").unchecked_into();
+        input.set_value("");
+        el("learned-tensor").set_text_content(None);
+        set_text("learned-info", "");
     });
     on_id("drop-zone", "dragover", |e: web_sys::DragEvent| {
         e.prevent_default();

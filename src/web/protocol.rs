@@ -1,8 +1,9 @@
 //! Messages between the page and its Web Worker, and the worker's job as a pure function
 //! ([`run`]) so that it is tested natively as well as in the browser.
 //!
-//! Page → worker: a JS object `{ request: <JSON of [`Request`]>, bytes: Uint8Array }`
-//! (`bytes` holds the pasted text or the uploaded file, gzip or not).
+//! Page → worker: a JS object `{ request: <JSON of [`Request`]>, bytes: Uint8Array,
+//! learned_bytes: Uint8Array }` (`bytes` holds the pasted text or the uploaded file, gzip or
+//! not; `learned_bytes` an uploaded learned position table, when the request names one).
 //! Worker → page: JSON strings of [`Response`]. The worker posts `Ready` once its wasm has
 //! started; a run posts `Progress` and `Estimate` messages, then `Done` or `Error`.
 //! `Done` travels as `{ json, header, matrix, coords, shepard }`: the payload's bulky
@@ -51,6 +52,18 @@ pub struct Request {
     pub source: Source,
     /// Analysis options.
     pub params: AnalysisParams,
+    /// A learned position table sent along (its bytes travel as `learned_bytes`).
+    #[serde(default)]
+    pub learned: Option<LearnedTable>,
+}
+
+/// An uploaded learned position table (text/CSV or safetensors, see [`crate::tables`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LearnedTable {
+    /// File name, for messages.
+    pub name: String,
+    /// The safetensors tensor to use (`None`: found as [`crate::tables::read_table`] says).
+    pub tensor: Option<String>,
 }
 
 /// Worker → page.
@@ -191,9 +204,17 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
 }
 
 /// Runs a request to completion; `post` receives every message except the final one.
-pub fn run(req: &Request, bytes: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
+/// `learned` holds the bytes of the table the request names (ignored when it names none).
+pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let corpus = corpus_of(&req.source, bytes)?;
+    let table = match &req.learned {
+        Some(t) => Some(
+            crate::tables::read_table(learned, t.tensor.as_deref())
+                .map_err(|e| crate::error::PosgeoError::BadMatrix(format!("{}: {e}", t.name)))?,
+        ),
+        None => None,
+    };
     // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
     // the chars tokenizer): cheap next to tokenizing, and enough to size the job.
     let chars = req.params.tokenizer == crate::corpus::tokenize::TokenizerKind::Chars;
@@ -212,7 +233,7 @@ pub fn run(req: &Request, bytes: &[u8], post: &mut dyn FnMut(Response)) -> Resul
         memory_bytes: memory_estimate(max_positions, req.params.encodings.d),
     });
     let mut last = (Stage::Reading, -1.0);
-    let analysis = analyze(&corpus, &req.params, None, &mut |p: Progress| {
+    let analysis = analyze(&corpus, &req.params, table.as_deref(), &mut |p: Progress| {
         // Throttle: a message per stage change or per 2 %.
         if p.stage != last.0 || p.fraction - last.1 >= 0.02 {
             last = (p.stage, p.fraction);
@@ -254,6 +275,7 @@ mod tests {
                 lossy: false,
             },
             params: AnalysisParams::default(),
+            learned: Some(LearnedTable { name: "model.safetensors".into(), tensor: Some("wpe.weight".into()) }),
         };
         let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
         assert_eq!(back, req);
@@ -268,9 +290,9 @@ mod tests {
             ..Default::default()
         };
         let synth = SynthParams { sequences: 200, positions: 16, ..Default::default() };
-        let req = Request { id: 3, source: Source::Synthetic(synth.clone()), params: params.clone() };
+        let req = Request { id: 3, source: Source::Synthetic(synth.clone()), params: params.clone(), learned: None };
         let mut stages = Vec::new();
-        let payload = run(&req, &[], &mut |r| {
+        let payload = run(&req, &[], &[], &mut |r| {
             if let Response::Progress { id, stage, .. } = r {
                 assert_eq!(id, 3);
                 stages.push(stage);
@@ -292,8 +314,8 @@ mod tests {
             ..Default::default()
         };
         let synth = SynthParams { sequences: 100, positions: 12, ..Default::default() };
-        let req = Request { id: 1, source: Source::Synthetic(synth), params };
-        let original = run(&req, &[], &mut |_| {}).unwrap();
+        let req = Request { id: 1, source: Source::Synthetic(synth), params, learned: None };
+        let original = run(&req, &[], &[], &mut |_| {}).unwrap();
         let mut light = original.clone();
         let bulk = light.take_bulk();
         assert!(light.report.matrix.is_empty() && light.coordinates.is_empty() && light.shepard.is_empty());
@@ -313,9 +335,28 @@ mod tests {
             id: 1,
             source: Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false },
             params: AnalysisParams::default(),
+            learned: None,
         };
-        let err = run(&req, b"", &mut |_| {}).unwrap_err();
+        let err = run(&req, b"", &[], &mut |_| {}).unwrap_err();
         assert_eq!(err.to_string(), "the input is empty");
-        assert!(run(&Request { source: Source::Genesis, ..req }, &[], &mut |_| {}).is_ok());
+        let genesis = Request { source: Source::Genesis, ..req };
+        assert!(run(&genesis, &[], &[], &mut |_| {}).is_ok());
+        // A learned table that does not parse names its file.
+        let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
+        let err = run(&Request { learned, ..genesis }, &[], b"1 x\n", &mut |_| {}).unwrap_err();
+        assert!(err.to_string().contains("t.csv: "), "{err}");
+    }
+
+    #[test]
+    fn a_learned_table_is_compared_like_the_engine_does() {
+        let params = AnalysisParams { max_len: 12, ..Default::default() };
+        let table: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos(), 0.1]).collect();
+        let text: String = table.iter().map(|r| format!("{}, {}, {}\n", r[0], r[1], r[2])).collect();
+        let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
+        let req = Request { id: 2, source: Source::Genesis, params: params.clone(), learned };
+        let payload = run(&req, &[], text.as_bytes(), &mut |_| {}).unwrap();
+        let direct = analyze(&Corpus::from_text(GENESIS), &params, Some(&table), &mut |_| true).unwrap();
+        assert_eq!(payload.report, direct.report(true));
+        assert!(payload.report.encodings.contains_key("learned") && payload.shepard.contains_key("learned"));
     }
 }

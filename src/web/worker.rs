@@ -22,11 +22,14 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());
-        let bytes = js_sys::Reflect::get(&data, &"bytes".into())
-            .ok()
-            .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-            .map(|a| a.to_vec())
-            .unwrap_or_default();
+        let bytes_of = |key: &str| {
+            js_sys::Reflect::get(&data, &key.into())
+                .ok()
+                .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+                .map(|a| a.to_vec())
+                .unwrap_or_default()
+        };
+        let (bytes, learned) = (bytes_of("bytes"), bytes_of("learned_bytes"));
         let req: Request = match request.as_deref().map(serde_json::from_str) {
             Some(Ok(r)) => r,
             _ => {
@@ -35,8 +38,8 @@ pub fn start() {
             }
         };
         let id = req.id;
-        let result = protocol::run(&req, &bytes, &mut |r| post(&s2, &r));
-        drop(bytes);
+        let result = protocol::run(&req, &bytes, &learned, &mut |r| post(&s2, &r));
+        drop((bytes, learned));
         match result {
             Ok(mut payload) => {
                 // The bulky numbers travel as transferred typed arrays, not as JSON text.

@@ -85,6 +85,51 @@ test('a pasted corpus gives exactly the CLI numbers for the same options', async
   await page.close();
 });
 
+/** A safetensors file: `tensors` as [name, dtype, shape, Float32Array|Float64Array]. */
+function safetensors(tensors) {
+  const header = {};
+  let offset = 0;
+  for (const [name, dtype, shape, values] of tensors) {
+    header[name] = { dtype, shape, data_offsets: [offset, offset + values.byteLength] };
+    offset += values.byteLength;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  return Buffer.concat([len, Buffer.from(json), ...tensors.map((t) => Buffer.from(t[3].buffer))]);
+}
+
+test('a learned table from a safetensors checkpoint is compared exactly as the CLI does', async () => {
+  const rows = 40;
+  const wpe = Float64Array.from({ length: rows * 3 }, (_, k) => Math.sin(0.37 * k) + 0.01 * k);
+  const file = path.join(os.tmpdir(), `posgeo-model-${process.pid}.safetensors`);
+  fs.writeFileSync(file, safetensors([['wte.weight', 'F32', [2, 2], new Float32Array([1, 2, 3, 4])], ['wpe.weight', 'F64', [rows, 3], wpe]]));
+  const page = await open();
+  await page.fill('#corpus-input', CORPUS);
+  await page.check('#src-paste');
+  await page.setInputFiles('#learned-input', file);
+  await page.waitForFunction(() => document.querySelector('#learned-info').textContent.includes('safetensors, 2 matrices'));
+  assert.equal(await page.inputValue('#learned-tensor'), 'wpe.weight', 'the position table is picked by its name');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
+  const shown = await table(page);
+  assert.ok('learned' in shown);
+  assertSameNumbers(shown, cli(['--learned', file, '--tensor', 'wpe.weight'], CORPUS));
+  // The other matrix is too short for the corpus: a clear message, the results stay.
+  await page.selectOption('#learned-tensor', 'wte.weight');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  assert.match(await page.$eval('#error', (e) => e.textContent), /the table has 2 rows/);
+  assert.deepEqual(await table(page), shown);
+  // Removing the table drops the `learned` row again.
+  await page.click('#learned-clear');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done');
+  assert.ok(!('learned' in await table(page)));
+  await page.close();
+});
+
 test('uploaded files, plain and gzip, CSV with a chosen column', async () => {
   const page = await open();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-e2e-'));
