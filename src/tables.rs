@@ -2,6 +2,8 @@
 //! rows p_0, p_1, … of a model's position-embedding matrix, read from
 //!
 //! * text or CSV: one row per line, numbers separated by commas or white space;
+//! * **NumPy `.npy`** (`np.save`), recognised by its magic bytes: a 2-D float64 or float32
+//!   array, C or Fortran order (read with the `npyz` crate);
 //! * **safetensors** (Hugging Face checkpoints, e.g. GPT-2's `wpe.weight`), recognised by its
 //!   header (an 8-byte little-endian length, then a JSON object): a 2-D tensor of dtype F64,
 //!   F32, F16 or BF16, chosen by name, or else the only 2-D tensor, or else the one 2-D tensor
@@ -19,7 +21,9 @@ pub type Table = Vec<Vec<f64>>;
 /// Reads a table from bytes (format recognised from the content); `tensor` names the
 /// safetensors tensor to use.
 pub fn read_table(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
-    if looks_like_safetensors(bytes) {
+    if bytes.starts_with(b"\x93NUMPY") {
+        read_npy(bytes)
+    } else if looks_like_safetensors(bytes) {
         read_safetensors(bytes, tensor)
     } else {
         read_text(bytes)
@@ -57,6 +61,31 @@ pub fn read_text(bytes: &[u8]) -> Result<Table> {
         return Err(bad("the table is empty"));
     }
     Ok(rows)
+}
+
+/// A 2-D float64/float32 `.npy` array.
+fn read_npy(bytes: &[u8]) -> Result<Table> {
+    let open = || npyz::NpyFile::new(bytes).map_err(|e| bad(format!(".npy: {e}")));
+    let npy = open()?;
+    let (shape, order) = (npy.shape().to_vec(), npy.order());
+    let &[rows, cols] = shape.as_slice() else {
+        return Err(bad(format!(".npy array of shape {shape:?}, not rows × columns")));
+    };
+    let (rows, cols) = (rows as usize, cols as usize);
+    let values: Vec<f64> = match npy.into_vec::<f64>() {
+        Ok(v) => v,
+        Err(_) => match open()?.into_vec::<f32>() {
+            Ok(v) => v.into_iter().map(f64::from).collect(),
+            Err(_) => return Err(bad(format!(".npy dtype {}: float64 or float32 expected", open()?.dtype().descr()))),
+        },
+    };
+    if cols == 0 || values.len() != rows * cols {
+        return Err(bad(format!(".npy: {} values for shape {rows}×{cols}", values.len())));
+    }
+    Ok(match order {
+        npyz::Order::C => values.chunks(cols).map(<[f64]>::to_vec).collect(),
+        npyz::Order::Fortran => (0..rows).map(|i| (0..cols).map(|j| values[j * rows + i]).collect()).collect(),
+    })
 }
 
 /// The 2-D tensors named in a safetensors JSON header (the bytes after its 8-byte length),
@@ -142,6 +171,39 @@ mod tests {
         assert_eq!(read_table(b"1, 2 3\n\n4\t5,6\n", None).unwrap(), vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]]);
         assert!(read_table(b"1 x\n", None).unwrap_err().to_string().contains("line 1"));
         assert!(read_table(b"\n \n", None).is_err());
+    }
+
+    /// A version-1 `.npy` file as `np.save` writes it.
+    fn npy(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
+        let mut header = format!(
+            "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}",
+            if fortran { "True" } else { "False" }
+        );
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    #[test]
+    fn npy_float64_float32_c_and_fortran() {
+        let want = vec![vec![0.5, -1.25, 3.0], vec![0.0, 2.5, -0.75]];
+        let c: Vec<f64> = want.concat();
+        let f: Vec<f64> = (0..3).flat_map(|j| [want[0][j], want[1][j]]).collect();
+        let b64 = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let b32 = |v: &[f64]| v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect::<Vec<u8>>();
+        assert_eq!(read_table(&npy("<f8", false, "(2, 3)", &b64(&c)), None).unwrap(), want);
+        assert_eq!(read_table(&npy("<f8", true, "(2, 3)", &b64(&f)), None).unwrap(), want);
+        assert_eq!(read_table(&npy("<f4", false, "(2, 3)", &b32(&c)), None).unwrap(), want);
+        let e = read_table(&npy("<f8", false, "(6,)", &b64(&c)), None).unwrap_err().to_string();
+        assert!(e.contains("not rows × columns"), "{e}");
+        let e = read_table(&npy("<i8", false, "(2, 3)", &b64(&c)), None).unwrap_err().to_string();
+        assert!(e.contains("<i8"), "{e}");
     }
 
     #[test]

@@ -545,10 +545,12 @@ fn load_learned(file: web_sys::File) {
             }
             select.append_child(&opt).ok();
         }
-        let what = if matrices.is_empty() {
-            "text/CSV".to_string()
-        } else {
+        let what = if !matrices.is_empty() {
             format!("safetensors, {} matrices", matrices.len())
+        } else if arr.subarray(0, 6.min(arr.length())).to_vec() == b"\x93NUMPY" {
+            "NumPy array".to_string()
+        } else {
+            "text/CSV".to_string()
         };
         set_text(
             "learned-info",

@@ -100,6 +100,15 @@ function safetensors(tensors) {
   return Buffer.concat([len, Buffer.from(json), ...tensors.map((t) => Buffer.from(t[3].buffer))]);
 }
 
+/** A version-1 .npy file of a C-order float64 matrix, as np.save writes it. */
+function npy(rows, cols, values) {
+  let header = `{'descr': '<f8', 'fortran_order': False, 'shape': (${rows}, ${cols}), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n';
+  const len = Buffer.alloc(2);
+  len.writeUInt16LE(header.length);
+  return Buffer.concat([Buffer.from([0x93]), Buffer.from('NUMPY'), Buffer.from([1, 0]), len, Buffer.from(header), Buffer.from(values.buffer)]);
+}
+
 test('a learned table from a safetensors checkpoint is compared exactly as the CLI does', async () => {
   const rows = 40;
   const wpe = Float64Array.from({ length: rows * 3 }, (_, k) => Math.sin(0.37 * k) + 0.01 * k);
@@ -122,6 +131,15 @@ test('a learned table from a safetensors checkpoint is compared exactly as the C
   assert.equal(await settle(page), 'error');
   assert.match(await page.$eval('#error', (e) => e.textContent), /the table has 2 rows/);
   assert.deepEqual(await table(page), shown);
+  // The same rows as a NumPy .npy file.
+  const npyFile = path.join(os.tmpdir(), `posgeo-wpe-${process.pid}.npy`);
+  fs.writeFileSync(npyFile, npy(rows, 3, wpe));
+  await page.setInputFiles('#learned-input', npyFile);
+  await page.waitForFunction(() => document.querySelector('#learned-info').textContent.includes('.npy — 0.00 MB, NumPy array'));
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
+  assert.deepEqual(await table(page), shown);
+  assertSameNumbers(shown, cli(['--learned', npyFile], CORPUS));
   // Removing the table drops the `learned` row again.
   await page.click('#learned-clear');
   await page.click('#run-button');
