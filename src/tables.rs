@@ -91,18 +91,22 @@ fn read_npy(bytes: &[u8]) -> Result<Table> {
 /// The 2-D tensors named in a safetensors JSON header (the bytes after its 8-byte length),
 /// with their shapes, sorted by name; `None` if the header is not such JSON.
 pub fn header_matrices(header: &[u8]) -> Option<Vec<(String, [usize; 2])>> {
-    let value: serde_json::Value = serde_json::from_slice(header).ok()?;
-    let mut out: Vec<(String, [usize; 2])> = value
-        .as_object()?
-        .iter()
-        .filter(|(name, _)| name.as_str() != "__metadata__")
-        .filter_map(|(name, t)| match t.get("shape")?.as_array()?.as_slice() {
-            [r, c] => Some((name.clone(), [r.as_u64()? as usize, c.as_u64()? as usize])),
-            _ => None,
-        })
-        .collect();
-    out.sort();
-    Some(out)
+    /// One header entry; `__metadata__` (a map of strings) has no shape.
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        #[serde(default)]
+        shape: Option<Vec<usize>>,
+    }
+    let entries: std::collections::BTreeMap<String, Entry> = serde_json::from_slice(header).ok()?;
+    Some(
+        entries
+            .into_iter()
+            .filter_map(|(name, e)| match e.shape.as_deref() {
+                Some(&[r, c]) => Some((name, [r, c])),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
 /// The 2-D tensors of a whole safetensors file (see [`header_matrices`]).
@@ -234,6 +238,9 @@ mod tests {
         assert_eq!(read_table(&f, Some("wte.weight")).unwrap(), vec![vec![1.0, 2.0]]);
         assert_eq!(safetensors_matrices(&f).unwrap().len(), 2);
         assert_eq!(pick_positional(&safetensors_matrices(&f).unwrap()), Some(0));
+        let header = br#"{"__metadata__":{"format":"pt"},"b":{"dtype":"F32","shape":[3],"data_offsets":[0,12]},"a":{"dtype":"F32","shape":[2,5],"data_offsets":[12,52]}}"#;
+        assert_eq!(header_matrices(header), Some(vec![("a".to_string(), [2, 5])]));
+        assert_eq!(header_matrices(b"not json"), None);
         let e = read_table(&f, Some("h.0.attn.bias")).unwrap_err().to_string();
         assert!(e.contains("not rows × columns"), "{e}");
         let e = read_table(&f, Some("nope")).unwrap_err().to_string();
