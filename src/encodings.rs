@@ -26,9 +26,8 @@
 
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
-use crate::metric::DistanceMatrix;
-use faer::linalg::matmul::{self, triangular::BlockStructure};
-use faer::{Accum, Mat, MatRef};
+use crate::metric::{upper_gram, DistanceMatrix};
+use faer::{Mat, MatRef};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
@@ -176,19 +175,8 @@ impl Points {
         if dim == 0 {
             return DistanceMatrix::from_fn(n, |_, _| 0.0);
         }
-        let m = MatRef::from_row_major_slice(&self.data, n, dim);
         let mut g = Mat::<f64>::zeros(n, n);
-        matmul::triangular::matmul(
-            g.as_mut(),
-            BlockStructure::TriangularUpper,
-            Accum::Replace,
-            m,
-            BlockStructure::Rectangular,
-            m.transpose(),
-            BlockStructure::Rectangular,
-            1.0,
-            faer::get_global_parallelism(),
-        );
+        upper_gram(MatRef::from_row_major_slice(&self.data, n, dim), g.as_mut(), true);
         DistanceMatrix::from_fn(n, |i, j| {
             let scale = g[(i, i)] + g[(j, j)];
             let sq = scale - 2.0 * g[(i, j)];

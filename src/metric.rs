@@ -21,8 +21,8 @@
 
 use crate::counts::PositionalCounts;
 use crate::error::{PosgeoError, Result};
-use faer::linalg::matmul::triangular::BlockStructure;
-use faer::{Accum, Mat};
+use faer::linalg::matmul::triangular::{self, BlockStructure};
+use faer::{Accum, Mat, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
 
 /// Which distance between positional distributions.
@@ -229,9 +229,26 @@ const DENSE_DIVISOR: usize = 2;
 /// Below this value of 2 − 2·BC the chord is recomputed directly.
 const CANCELLATION_GUARD: f64 = 1e-4;
 
-/// The strict upper triangle (i < j) of G = A·Aᵀ, as a row-major n×n buffer (the lower
-/// triangle and the diagonal are left at zero).
-fn gram_upper(rows: &SqrtRows) -> Vec<f64> {
+/// Writes the upper triangle of A·Aᵀ into `dst` — with the diagonal or without — by faer's
+/// triangular product (half the work of the full one); the rest of `dst` is left as it was.
+pub(crate) fn upper_gram(a: MatRef<'_, f64>, dst: MatMut<'_, f64>, diagonal: bool) {
+    let structure = if diagonal { BlockStructure::TriangularUpper } else { BlockStructure::StrictTriangularUpper };
+    triangular::matmul(
+        dst,
+        structure,
+        Accum::Replace,
+        a,
+        BlockStructure::Rectangular,
+        a.transpose(),
+        BlockStructure::Rectangular,
+        1.0,
+        faer::get_global_parallelism(),
+    );
+}
+
+/// The strict upper triangle (i < j) of G = A·Aᵀ as a row-major n×n buffer (the lower
+/// triangle and the diagonal left at zero), and R_i = Σ_w a_i(w).
+fn gram_upper(rows: &SqrtRows) -> (Vec<f64>, Vec<f64>) {
     let (n, counts) = (rows.n, rows.counts);
     let s = rows.alpha.sqrt();
     let nv = counts.vocab.len();
@@ -257,9 +274,11 @@ fn gram_upper(rows: &SqrtRows) -> Vec<f64> {
         .zip(&dense_col)
         .map(|(&o, &k)| if k == u32::MAX { Vec::with_capacity(o as usize) } else { Vec::new() })
         .collect();
+    let mut r = vec![0.0; n];
     for (i, row) in counts.rows.iter().enumerate() {
         for &(w, c) in row {
             let a = (c as f64 + rows.alpha).sqrt() - s;
+            r[i] += a;
             match dense_col[w as usize] {
                 u32::MAX => light[w as usize].push((i as u32, a)),
                 k => heavy[(i, k as usize)] = a,
@@ -268,23 +287,7 @@ fn gram_upper(rows: &SqrtRows) -> Vec<f64> {
     }
     let mut g = vec![0.0; n * n];
     if n_dense > 0 {
-        let mut prod = Mat::<f64>::zeros(n, n);
-        faer::linalg::matmul::triangular::matmul(
-            prod.as_mut(),
-            BlockStructure::StrictTriangularUpper,
-            Accum::Replace,
-            heavy.as_ref(),
-            BlockStructure::Rectangular,
-            heavy.transpose(),
-            BlockStructure::Rectangular,
-            1.0,
-            faer::get_global_parallelism(),
-        );
-        for i in 0..n {
-            for j in i + 1..n {
-                g[i * n + j] = prod[(i, j)];
-            }
-        }
+        upper_gram(heavy.as_ref(), MatMut::from_row_major_slice_mut(&mut g, n, n), false);
     }
     // Sparse outer products; a column's positions ascend, so (p, q) lands above the diagonal.
     for col in &light {
@@ -295,16 +298,13 @@ fn gram_upper(rows: &SqrtRows) -> Vec<f64> {
             }
         }
     }
-    g
+    (g, r)
 }
 
 fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
     let n = rows.n;
     let s = rows.alpha.sqrt();
-    let g = gram_upper(rows);
-    // R_i = Σ_w a_i(w).
-    let r: Vec<f64> =
-        rows.counts.rows.iter().map(|row| row.iter().map(|&(_, c)| (c as f64 + rows.alpha).sqrt() - s).sum()).collect();
+    let (g, r) = gram_upper(rows);
     let constant = rows.vocab * rows.alpha;
     DistanceMatrix::from_fn(n, |i, j| {
         let bc = (g[i * n + j] + s * (r[i] + r[j]) + constant) / (rows.z[i] * rows.z[j]).sqrt();

@@ -18,27 +18,46 @@ use safetensors::{Dtype, SafeTensors};
 /// A table as rows of equal length.
 pub type Table = Vec<Vec<f64>>;
 
+/// What a table file holds, told from its first bytes (9 suffice) and its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    /// NumPy `.npy` (magic bytes `\x93NUMPY`).
+    Npy,
+    /// safetensors: an 8-byte little-endian length that fits the file, then a JSON header
+    /// (`{…`) of that length.
+    Safetensors {
+        /// Bytes of the JSON header (which starts at offset 8).
+        header_len: usize,
+    },
+    /// Anything else is read as text or CSV.
+    Text,
+}
+
+/// Tells the format from the first bytes of a file of `total_len` bytes.
+pub fn format_of(head: &[u8], total_len: usize) -> TableFormat {
+    if head.starts_with(b"\x93NUMPY") {
+        return TableFormat::Npy;
+    }
+    match head.first_chunk::<8>().map(|len| u64::from_le_bytes(*len)) {
+        Some(n) if n >= 2 && n <= total_len.saturating_sub(8) as u64 && head.get(8) == Some(&b'{') => {
+            TableFormat::Safetensors { header_len: n as usize }
+        }
+        _ => TableFormat::Text,
+    }
+}
+
 /// Reads a table from bytes (format recognised from the content); `tensor` names the
 /// safetensors tensor to use.
 pub fn read_table(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
-    if bytes.starts_with(b"\x93NUMPY") {
-        read_npy(bytes)
-    } else if looks_like_safetensors(bytes) {
-        read_safetensors(bytes, tensor)
-    } else {
-        read_text(bytes)
+    match format_of(bytes, bytes.len()) {
+        TableFormat::Npy => read_npy(bytes),
+        TableFormat::Safetensors { .. } => read_safetensors(bytes, tensor),
+        TableFormat::Text => read_text(bytes),
     }
 }
 
 fn bad(message: impl Into<String>) -> PosgeoError {
     PosgeoError::BadMatrix(message.into())
-}
-
-/// An 8-byte header length that fits the file, followed by `{`.
-fn looks_like_safetensors(bytes: &[u8]) -> bool {
-    let Some((len, rest)) = bytes.split_first_chunk::<8>() else { return false };
-    let n = u64::from_le_bytes(*len);
-    n >= 2 && n <= rest.len() as u64 && rest.first() == Some(&b'{')
 }
 
 /// Text or CSV: one row per non-empty line.
@@ -111,8 +130,10 @@ pub fn header_matrices(header: &[u8]) -> Option<Vec<(String, [usize; 2])>> {
 
 /// The 2-D tensors of a whole safetensors file (see [`header_matrices`]).
 pub fn safetensors_matrices(bytes: &[u8]) -> Option<Vec<(String, [usize; 2])>> {
-    let len = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
-    header_matrices(bytes.get(8..usize::try_from(len).ok()?.checked_add(8)?)?)
+    match format_of(bytes, bytes.len()) {
+        TableFormat::Safetensors { header_len } => header_matrices(&bytes[8..8 + header_len]),
+        _ => None,
+    }
 }
 
 /// Which matrix to use when none is named: the only one, or else the only one named like a

@@ -222,19 +222,17 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// The padded range of some values.
+fn span(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    padded(values.clone().fold(f64::INFINITY, f64::min), values.fold(f64::NEG_INFINITY, f64::max))
+}
+
 /// Positions in the first two PMDS coordinates, coloured and connected in sequence order.
 pub fn pmds_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, coords: &[Vec<f64>]) -> ChartResult {
     area.fill(&WHITE).map_err(err)?;
     let pt = |c: &Vec<f64>| (c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0));
     let pts: Vec<(f64, f64)> = coords.iter().map(pt).collect();
-    let (x0, x1) = padded(
-        pts.iter().map(|p| p.0).fold(f64::INFINITY, f64::min),
-        pts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max),
-    );
-    let (y0, y1) = padded(
-        pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min),
-        pts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max),
-    );
+    let ((x0, x1), (y0, y1)) = (span(pts.iter().map(|p| p.0)), span(pts.iter().map(|p| p.1)));
     let mut chart = ChartBuilder::on(area)
         .margin(10)
         .x_label_area_size(35)
@@ -279,11 +277,8 @@ pub fn pmds_map_3d<DB: DrawingBackend>(
     let at = |c: &Vec<f64>, k: usize| c.get(k).copied().unwrap_or(0.0);
     // Plotters' 3-D y axis is the vertical one: show x₁ across, x₂ up, x₃ in depth.
     let pts: Vec<(f64, f64, f64)> = coords.iter().map(|c| (at(c, 0), at(c, 1), at(c, 2))).collect();
-    let range = |k: usize| {
-        let vals = coords.iter().map(|c| at(c, k));
-        padded(vals.clone().fold(f64::INFINITY, f64::min), vals.fold(f64::NEG_INFINITY, f64::max))
-    };
-    let ((x0, x1), (y0, y1), (z0, z1)) = (range(0), range(1), range(2));
+    let ((x0, x1), (y0, y1), (z0, z1)) =
+        (span(pts.iter().map(|p| p.0)), span(pts.iter().map(|p| p.1)), span(pts.iter().map(|p| p.2)));
     let mut chart = ChartBuilder::on(area)
         .margin(10)
         .caption("PMDS map: positions in MDS coordinates 1–3 (colour = position)", ("sans-serif", 16))

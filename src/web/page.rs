@@ -492,7 +492,9 @@ fn cancel() {
 
 // ---------------------------------------------------------------- files
 
-fn load_file(file: web_sys::File) {
+/// Reads a chosen file into memory (the browser reads it; the page only awaits), with
+/// progress in `#<info>`; `then` receives its name and bytes.
+fn read_file(file: web_sys::File, info: &'static str, then: impl FnOnce(String, js_sys::Uint8Array) + 'static) {
     if file.size() > MAX_FILE_BYTES {
         return show_error(&format!(
             "{} is {:.0} MB: too large to analyse in the browser (limit {:.0} MB); use the posgeo command line",
@@ -502,13 +504,17 @@ fn load_file(file: web_sys::File) {
         ));
     }
     let name = file.name();
-    set_text("file-info", &format!("reading {name}…"));
+    set_text(info, &format!("reading {name}…"));
     wasm_bindgen_futures::spawn_local(async move {
-        let buf = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-            Ok(b) => b,
-            Err(_) => return show_error(&format!("cannot read {name}")),
-        };
-        let arr = js_sys::Uint8Array::new(&buf);
+        match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buf) => then(name, js_sys::Uint8Array::new(&buf)),
+            Err(_) => show_error(&format!("cannot read {name}")),
+        }
+    });
+}
+
+fn load_file(file: web_sys::File) {
+    read_file(file, "file-info", |name, arr| {
         set_text("file-info", &format!("{name} — {:.2} MB", arr.length() as f64 / 1e6));
         fill_columns(&name, &arr);
         with(|a| a.file = Some((name, arr)));
@@ -518,25 +524,22 @@ fn load_file(file: web_sys::File) {
 
 /// Reads a learned position table; a safetensors file fills the tensor picker from its header.
 fn load_learned(file: web_sys::File) {
-    if file.size() > MAX_FILE_BYTES {
-        return show_error(&format!("{} is {:.0} MB: too large for the browser", file.name(), file.size() / 1e6));
-    }
-    let name = file.name();
-    set_text("learned-info", &format!("reading {name}…"));
-    wasm_bindgen_futures::spawn_local(async move {
-        let Ok(buf) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
-            return show_error(&format!("cannot read {name}"));
+    read_file(file, "learned-info", |name, arr| {
+        use crate::tables::{format_of, header_matrices, pick_positional, TableFormat};
+        let len = arr.length();
+        let (matrices, what) = match format_of(&arr.subarray(0, 9.min(len)).to_vec(), len as usize) {
+            TableFormat::Safetensors { header_len } => {
+                let header = arr.subarray(8, 8 + header_len as u32).to_vec();
+                let m = header_matrices(&header).unwrap_or_default();
+                let what = format!("safetensors, {} matrices", m.len());
+                (m, what)
+            }
+            TableFormat::Npy => (Vec::new(), "NumPy array".to_string()),
+            TableFormat::Text => (Vec::new(), "text/CSV".to_string()),
         };
-        let arr = js_sys::Uint8Array::new(&buf);
         let select = el("learned-tensor");
         select.set_text_content(None);
-        let head_len = arr.subarray(0, 8.min(arr.length())).to_vec();
-        let header_len = head_len.try_into().map(u64::from_le_bytes).unwrap_or(0);
-        let matrices = (header_len > 0 && header_len + 8 <= arr.length() as u64)
-            .then(|| crate::tables::header_matrices(&arr.subarray(8, 8 + header_len as u32).to_vec()))
-            .flatten()
-            .unwrap_or_default();
-        let found = crate::tables::pick_positional(&matrices);
+        let found = pick_positional(&matrices);
         for (k, (tensor, [r, c])) in matrices.iter().enumerate() {
             let opt = dom::make("option", &format!("{tensor} ({r}×{c})"));
             opt.set_attribute("value", tensor).ok();
@@ -545,16 +548,9 @@ fn load_learned(file: web_sys::File) {
             }
             select.append_child(&opt).ok();
         }
-        let what = if !matrices.is_empty() {
-            format!("safetensors, {} matrices", matrices.len())
-        } else if arr.subarray(0, 6.min(arr.length())).to_vec() == b"\x93NUMPY" {
-            "NumPy array".to_string()
-        } else {
-            "text/CSV".to_string()
-        };
         set_text(
             "learned-info",
-            &format!("{name} — {:.2} MB, {what}; compared as `learned` in the next run", arr.length() as f64 / 1e6),
+            &format!("{name} — {:.2} MB, {what}; compared as `learned` in the next run", len as f64 / 1e6),
         );
         with(|a| a.learned = Some((name, arr)));
     });
@@ -663,11 +659,10 @@ fn wire() {
         });
     }
     // The 3-D map: a switch, two sliders, and drag to rotate.
+    // Redraw while a slider moves; write the link once it is let go.
     for id in ["map-3d", "map-yaw", "map-pitch"] {
-        on_id(id, "input", |_: web_sys::Event| {
-            draw("map");
-            update_url();
-        });
+        on_id(id, "input", |_: web_sys::Event| draw("map"));
+        on_id(id, "change", |_: web_sys::Event| update_url());
     }
     on_id("chart-map", "mousedown", |e: MouseEvent| {
         if checked("map-3d") {

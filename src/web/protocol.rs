@@ -8,8 +8,8 @@
 //! started; a run posts `Progress` and `Estimate` messages, then `Done` or `Error`.
 //! `Done` travels as `{ json, header, matrix, coords, shepard }`: the payload's bulky
 //! numbers are moved out of the JSON by [`Payload::take_bulk`] into transferred typed arrays
-//! (Float64Array, Float64Array, Float32Array) described by `header` ([`BulkHeader`] as
-//! JSON), and put back by [`Payload::restore_bulk`] — no megabytes of JSON to parse on the
+//! (Float64Array, Float64Array, Float32Array; `header` is [`BulkHeader`] as JSON), and put
+//! back by [`Payload::restore_bulk`] — no megabytes of JSON to parse on the
 //! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
@@ -119,26 +119,24 @@ pub struct Payload {
     pub coordinates: Vec<Vec<f64>>,
 }
 
-/// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs).
+/// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs). The
+/// matrix's key is the report's `metric` and the coordinates have `report.n` rows, so only
+/// the Shepard layout needs a header.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Bulk {
-    /// What the arrays hold.
+    /// What the Shepard array holds.
     pub header: BulkHeader,
-    /// The distance matrix, row-major n×n.
+    /// The distance matrix, row-major n×n (empty when the report carries none).
     pub matrix: Vec<f64>,
-    /// The PMDS coordinates, row-major n × `header.coords_dim`.
+    /// The PMDS coordinates, row-major, n rows.
     pub coords: Vec<f64>,
     /// Shepard pairs (D, a*·δ) of every encoding in `header.shepard`'s order, flattened.
     pub shepard: Vec<f32>,
 }
 
-/// Names and shapes of the [`Bulk`] arrays.
+/// The layout of [`Bulk::shepard`].
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BulkHeader {
-    /// The matrix's metric name (its key in the report), if it was taken.
-    pub metric: Option<String>,
-    /// Columns of the coordinates.
-    pub coords_dim: usize,
     /// Encoding names with their number of Shepard pairs.
     pub shepard: Vec<(String, usize)>,
 }
@@ -146,31 +144,27 @@ pub struct BulkHeader {
 impl Payload {
     /// Moves the matrix, the coordinates and the Shepard samples out into flat arrays.
     pub fn take_bulk(&mut self) -> Bulk {
+        let matrix = std::mem::take(&mut self.report.matrix).into_values().next().unwrap_or_default().concat();
+        let coords = std::mem::take(&mut self.coordinates).concat();
         let mut header = BulkHeader::default();
-        let mut matrix = Vec::new();
-        if let Some((name, rows)) = std::mem::take(&mut self.report.matrix).into_iter().next() {
-            header.metric = Some(name);
-            matrix = rows.concat();
-        }
-        let coords = std::mem::take(&mut self.coordinates);
-        header.coords_dim = coords.first().map_or(0, Vec::len);
         let mut shepard = Vec::new();
         for (name, pts) in std::mem::take(&mut self.shepard) {
             header.shepard.push((name, pts.len()));
             shepard.extend(pts.iter().flat_map(|&(d, e)| [d, e]));
         }
-        Bulk { header, matrix, coords: coords.concat(), shepard }
+        Bulk { header, matrix, coords, shepard }
     }
 
-    /// Puts back what [`Payload::take_bulk`] took (arrays too short are treated as missing).
+    /// Puts back what [`Payload::take_bulk`] took (arrays of the wrong size are treated as
+    /// missing).
     pub fn restore_bulk(&mut self, bulk: Bulk) {
         let Bulk { header, matrix, coords, shepard } = bulk;
         let n = self.report.n;
-        if let Some(metric) = header.metric.filter(|_| n > 0 && matrix.len() == n * n) {
-            self.report.matrix.insert(metric, matrix.chunks(n).map(<[f64]>::to_vec).collect());
+        if n > 0 && matrix.len() == n * n {
+            self.report.matrix.insert(self.report.metric.clone(), matrix.chunks(n).map(<[f64]>::to_vec).collect());
         }
-        if header.coords_dim > 0 && coords.len() % header.coords_dim == 0 {
-            self.coordinates = coords.chunks(header.coords_dim).map(<[f64]>::to_vec).collect();
+        if n > 0 && !coords.is_empty() && coords.len() % n == 0 {
+            self.coordinates = coords.chunks(coords.len() / n).map(<[f64]>::to_vec).collect();
         }
         let mut rest = &shepard[..];
         for (name, count) in header.shepard {
@@ -208,13 +202,14 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
 pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let corpus = corpus_of(&req.source, bytes)?;
-    let table = match &req.learned {
-        Some(t) => Some(
+    let table = req
+        .learned
+        .as_ref()
+        .map(|t| {
             crate::tables::read_table(learned, t.tensor.as_deref())
-                .map_err(|e| crate::error::PosgeoError::BadMatrix(format!("{}: {e}", t.name)))?,
-        ),
-        None => None,
-    };
+                .map_err(|e| crate::error::PosgeoError::BadMatrix(format!("{}: {e}", t.name)))
+        })
+        .transpose()?;
     // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
     // the chars tokenizer): cheap next to tokenizing, and enough to size the job.
     let chars = req.params.tokenizer == crate::corpus::tokenize::TokenizerKind::Chars;
