@@ -15,7 +15,7 @@
 
 use crate::analysis::{analyze, AnalysisParams, Progress, Report, Stage};
 use crate::corpus::{Corpus, InputFormat};
-use crate::error::Result;
+use crate::error::{PosgeoError, Result};
 use crate::synth::{generate, SynthParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -206,8 +206,11 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
         .learned
         .as_ref()
         .map(|t| {
-            crate::tables::read_table(learned, t.tensor.as_deref())
-                .map_err(|e| crate::error::PosgeoError::BadMatrix(format!("{}: {e}", t.name)))
+            // Name the file inside the message ("learned encoding: t.csv: line 1: …").
+            crate::tables::read_table(learned, t.tensor.as_deref()).map_err(|e| match e {
+                PosgeoError::BadMatrix(m) => PosgeoError::BadMatrix(format!("{}: {m}", t.name)),
+                other => other,
+            })
         })
         .transpose()?;
     // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
@@ -339,7 +342,7 @@ mod tests {
         // A learned table that does not parse names its file.
         let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
         let err = run(&Request { learned, ..genesis }, &[], b"1 x\n", &mut |_| {}).unwrap_err();
-        assert!(err.to_string().contains("t.csv: "), "{err}");
+        assert!(err.to_string().starts_with("learned encoding: t.csv: line 1"), "{err}");
     }
 
     #[test]
