@@ -1,7 +1,8 @@
 //! The **pipeline**: corpus → counts → distances → spectrum → encodings → stress, in the
 //! linfa style: [`AnalysisParams`] (validated options with SPEC defaults) →
 //! [`analyze`] → [`Analysis`] (every intermediate, typed) → [`Report`] (the serialisable
-//! summary shared by `posgeo analyze --json` and the browser's JSON export).
+//! summary shared by `posgeo analyze --json` and the browser's JSON export, in
+//! [`crate::report`]).
 //!
 //! Progress is reported per [`Stage`] through a callback; a callback that returns
 //! `false` cancels the run ([`PosgeoError::Cancelled`]).
@@ -16,7 +17,6 @@ use crate::metric::{self, DistanceMatrix, Metric};
 use crate::monotonicity;
 use crate::stress::{self, StressReport};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Every option of an analysis, with SPEC defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -77,18 +77,9 @@ impl AnalysisParams {
         }
     }
 
-    /// Checks every option's range.
+    /// Checks every option's range (the ranges declared in [`crate::options::ANALYSIS`]).
     pub fn validate(&self) -> Result<()> {
-        if !(self.tau >= 0.0 && self.tau < 1.0) {
-            return Err(PosgeoError::option("tau", "must be in [0, 1)"));
-        }
-        if !(self.energy > 0.0 && self.energy <= 1.0) {
-            return Err(PosgeoError::option("energy", "must be in (0, 1]"));
-        }
-        if !(self.alpha >= 0.0 && self.alpha.is_finite()) {
-            return Err(PosgeoError::option("alpha", "must be a finite number ≥ 0"));
-        }
-        self.encodings.validate()
+        crate::options::check_all(crate::options::ANALYSIS, self)
     }
 }
 
@@ -111,6 +102,10 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage, in order.
+    pub const ALL: [Stage; 6] =
+        [Stage::Reading, Stage::Counting, Stage::Distances, Stage::Mds, Stage::Encodings, Stage::Stress];
+
     /// A label for progress bars.
     pub fn label(self) -> &'static str {
         match self {
@@ -131,6 +126,19 @@ pub struct Progress {
     pub stage: Stage,
     /// Fraction of the stage done, in [0, 1].
     pub fraction: f64,
+}
+
+impl Progress {
+    /// The fraction of the whole run done, in [0, 1]: every stage counts the same.
+    pub fn overall(&self) -> f64 {
+        let k = Stage::ALL.iter().position(|&s| s == self.stage).unwrap_or(0);
+        ((k as f64 + self.fraction.clamp(0.0, 1.0)) / Stage::ALL.len() as f64).min(1.0)
+    }
+
+    /// What a progress line says: "counting 40%".
+    pub fn text(&self) -> String {
+        format!("{} {:.0}%", self.stage.label(), self.fraction * 100.0)
+    }
 }
 
 /// One compared encoding with its stress.
@@ -248,182 +256,4 @@ pub fn analyze(
         corpus_monotonicity,
         compared,
     })
-}
-
-/// One encoding's line of the report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EncodingReport {
-    /// σ.
-    pub raw_stress: f64,
-    /// σ*.
-    pub scaled_stress: f64,
-    /// a*.
-    pub scale: f64,
-    /// Spearman ρ (null when undefined).
-    pub spearman: Option<f64>,
-    /// Monotonicity violation rate (null when n < 3).
-    pub monotonicity_violation_rate: Option<f64>,
-    /// Dimension of the configuration.
-    pub dim: usize,
-    /// Parameters to learn or store.
-    pub parameters: u64,
-}
-
-/// Stress of low-rank PMDS X_r for one r.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RankPoint {
-    /// r.
-    pub rank: usize,
-    /// σ(X_r).
-    pub raw_stress: f64,
-    /// σ*(X_r).
-    pub scaled_stress: f64,
-    /// r·(n + d).
-    pub parameters: u64,
-}
-
-/// The serialisable summary (the `--json` schema).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Report {
-    /// Number of sequences read.
-    pub sequences: usize,
-    /// Lines skipped as invalid UTF-8 (`--lossy`).
-    pub skipped_lines: usize,
-    /// Positions kept.
-    pub n: usize,
-    /// |V|.
-    pub vocab_size: usize,
-    /// Tokens counted at kept positions.
-    pub tokens: u64,
-    /// N_i for i < n.
-    pub support: Vec<u64>,
-    /// N_i for every position below the cap, dropped ones included.
-    pub support_all: Vec<u64>,
-    /// Why positions beyond n were dropped (None when none were).
-    pub dropped_reason: Option<String>,
-    /// Metric name.
-    pub metric: String,
-    /// All eigenvalues of B, descending.
-    pub eigenvalues: Vec<f64>,
-    /// r_τ.
-    pub effective_rank: usize,
-    /// r_E.
-    pub energy_rank: usize,
-    /// Negative mass of the spectrum.
-    pub negative_mass: f64,
-    /// Violation rate of D.
-    pub corpus_monotonicity_violation_rate: Option<f64>,
-    /// Per encoding, keyed by name.
-    pub encodings: BTreeMap<String, EncodingReport>,
-    /// Encoding names in display order.
-    pub encoding_order: Vec<String>,
-    /// Stress of X_r for r = 1..min(r_τ, 128).
-    pub rank_curve: Vec<RankPoint>,
-    /// The five most frequent tokens per position.
-    pub top_tokens: Vec<Vec<(String, u64)>>,
-    /// First (up to) three PMDS coordinates per position.
-    pub pmds_coordinates: Vec<Vec<f64>>,
-    /// Options used.
-    pub params: AnalysisParams,
-    /// The distance matrix, under the metric's name (`hellinger`, …), with `--matrix`.
-    #[serde(flatten)]
-    pub matrix: BTreeMap<String, Vec<Vec<f64>>>,
-}
-
-impl Analysis {
-    /// Raw and scaled stress of X_r for r = 1..=max_rank, incrementally (δ²_r = δ²_{r−1} +
-    /// (x_ir − x_jr)²), O(n²) per rank.
-    #[allow(clippy::needless_range_loop)] // r indexes columns of the row-major x
-    pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
-        let n = self.counts.n;
-        let x = self.spectrum.coordinates(max_rank.min(n));
-        let target = self.distances.upper();
-        let tt: f64 = target.iter().map(|v| v * v).sum();
-        let mut sq = vec![0.0; target.len()];
-        let mut out = Vec::new();
-        for r in 0..max_rank.min(n) {
-            let mut p = 0;
-            for i in 0..n {
-                for j in i + 1..n {
-                    let e = x[i][r] - x[j][r];
-                    sq[p] += e * e;
-                    p += 1;
-                }
-            }
-            let (mut dd, mut dt, mut raw) = (0.0, 0.0, 0.0);
-            for (s, t) in sq.iter().zip(&target) {
-                let d = s.sqrt();
-                dd += d * d;
-                dt += d * t;
-                raw += (d - t) * (d - t);
-            }
-            let a = if dd > 0.0 { dt / dd } else { 0.0 };
-            let scaled: f64 = sq.iter().zip(&target).map(|(s, t)| (a * s.sqrt() - t).powi(2)).sum();
-            out.push(RankPoint {
-                rank: r + 1,
-                raw_stress: raw / tt,
-                scaled_stress: scaled / tt,
-                parameters: ((r + 1) * (n + self.params.encodings.d)) as u64,
-            });
-        }
-        out
-    }
-
-    /// The summary; `with_matrix` adds the n×n distance matrix.
-    pub fn report(&self, with_matrix: bool) -> Report {
-        let c = &self.counts;
-        let mut encodings = BTreeMap::new();
-        for cmp in &self.compared {
-            let s = &cmp.stress;
-            encodings.insert(
-                cmp.encoding.kind.name().to_string(),
-                EncodingReport {
-                    raw_stress: s.raw_stress,
-                    scaled_stress: s.scaled_stress,
-                    scale: s.scale,
-                    spearman: s.spearman,
-                    monotonicity_violation_rate: s.monotonicity_violation_rate,
-                    dim: cmp.encoding.points.dim,
-                    parameters: cmp.encoding.parameters,
-                },
-            );
-        }
-        let dropped_reason = (c.n < c.support_all.len()).then(|| {
-            format!(
-                "positions {}..{} were dropped: position {} has N = {} < min_support = {}",
-                c.n,
-                c.support_all.len() - 1,
-                c.n,
-                c.support_all[c.n],
-                self.params.min_support
-            )
-        });
-        let mut matrix = BTreeMap::new();
-        if with_matrix {
-            matrix.insert(self.params.metric.name().to_string(), self.distances.to_rows());
-        }
-        Report {
-            sequences: c.sequences,
-            skipped_lines: self.skipped_lines,
-            n: c.n,
-            vocab_size: c.vocab.len(),
-            tokens: c.tokens,
-            support: c.support().to_vec(),
-            support_all: c.support_all.clone(),
-            dropped_reason,
-            metric: self.params.metric.name().to_string(),
-            eigenvalues: self.spectrum.eigenvalues.clone(),
-            effective_rank: self.effective_rank,
-            energy_rank: self.energy_rank,
-            negative_mass: self.spectrum.negative_mass(),
-            corpus_monotonicity_violation_rate: self.corpus_monotonicity,
-            encodings,
-            encoding_order: self.compared.iter().map(|c| c.encoding.kind.name().to_string()).collect(),
-            rank_curve: self.rank_curve(self.effective_rank.clamp(1, 128)),
-            top_tokens: (0..c.n).map(|i| c.top_tokens(i, 5)).collect(),
-            pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))),
-            params: self.params.clone(),
-            matrix,
-        }
-    }
 }

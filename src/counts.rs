@@ -39,6 +39,14 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The name in URLs, reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Condition => "condition",
+            Self::Pad => "pad",
+        }
+    }
+
     /// Parses a CLI/URL name.
     pub fn parse(name: &str) -> Option<Self> {
         match name {

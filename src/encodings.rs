@@ -26,8 +26,9 @@
 
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
-use crate::metric::{upper_gram, DistanceMatrix};
-use faer::{Mat, MatRef};
+use crate::metric::DistanceMatrix;
+pub use crate::points::Points;
+use faer::Mat;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
@@ -111,93 +112,6 @@ impl Default for EncodingParams {
             rank: None,
             smacof_max_iter: 500,
         }
-    }
-}
-
-impl EncodingParams {
-    /// Checks ranges.
-    pub fn validate(&self) -> Result<()> {
-        if self.d == 0 {
-            return Err(PosgeoError::option("d", "must be at least 1"));
-        }
-        if !(self.base > 0.0 && self.base.is_finite()) {
-            return Err(PosgeoError::option("base", "must be a positive number"));
-        }
-        if self.head_dim < 2 || self.head_dim % 2 == 1 {
-            return Err(PosgeoError::option("head_dim", "must be an even number ≥ 2"));
-        }
-        if !(self.slope.is_finite() && self.slope > 0.0) {
-            return Err(PosgeoError::option("slope", "must be a positive number"));
-        }
-        if !(self.sigma.is_finite() && self.sigma > 0.0) {
-            return Err(PosgeoError::option("sigma", "must be a positive number"));
-        }
-        if self.rank == Some(0) {
-            return Err(PosgeoError::option("rank", "must be at least 1"));
-        }
-        Ok(())
-    }
-}
-
-/// n points in `dim` dimensions, row-major.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Points {
-    /// Number of points.
-    pub n: usize,
-    /// Coordinates per point.
-    pub dim: usize,
-    /// Row-major n×dim.
-    pub data: Vec<f64>,
-}
-
-impl Points {
-    /// From rows (all of the same length).
-    pub fn from_rows(rows: &[Vec<f64>]) -> Self {
-        let dim = rows.first().map_or(0, Vec::len);
-        Points { n: rows.len(), dim, data: rows.iter().flatten().copied().collect() }
-    }
-
-    /// Builds from a function of (i, k).
-    pub fn from_fn(n: usize, dim: usize, f: impl Fn(usize, usize) -> f64) -> Self {
-        Points { n, dim, data: (0..n * dim).map(|x| f(x / dim.max(1), x % dim.max(1))).collect() }
-    }
-
-    /// Row i.
-    pub fn row(&self, i: usize) -> &[f64] {
-        &self.data[i * self.dim..(i + 1) * self.dim]
-    }
-
-    /// δ_ij = ‖p_i − p_j‖₂ for every pair. Uses the Gram identity
-    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM, upper triangle only) and recomputes
-    /// directly the pairs where that subtraction would lose digits.
-    pub fn distances(&self) -> DistanceMatrix {
-        let (n, dim) = (self.n, self.dim);
-        if dim == 0 {
-            return DistanceMatrix::from_fn(n, |_, _| 0.0);
-        }
-        let mut g = Mat::<f64>::zeros(n, n);
-        upper_gram(MatRef::from_row_major_slice(&self.data, n, dim), g.as_mut(), true);
-        DistanceMatrix::from_fn(n, |i, j| {
-            let scale = g[(i, i)] + g[(j, j)];
-            let sq = scale - 2.0 * g[(i, j)];
-            if sq > 0.1 * scale {
-                sq.sqrt()
-            } else {
-                self.direct(i, j)
-            }
-        })
-    }
-
-    /// ‖p_i − p_j‖₂ by its definition.
-    fn direct(&self, i: usize, j: usize) -> f64 {
-        self.row(i).iter().zip(self.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
-    }
-
-    /// δ for a shift-invariant configuration (δ_ij a function of |i − j| alone):
-    /// δ_ij = ‖p_{|i−j|} − p_0‖₂, n direct distances instead of a GEMM.
-    fn distances_by_lag(&self) -> DistanceMatrix {
-        let by_lag: Vec<f64> = (0..self.n).map(|l| self.direct(l, 0)).collect();
-        DistanceMatrix::from_fn(self.n, |i, j| by_lag[j - i])
     }
 }
 
@@ -358,10 +272,10 @@ pub fn build(
         EncodingKind::Rope => (rope(n, params.head_dim, params.base), 0, 0),
         EncodingKind::Alibi => (alibi(n, params.slope), 0, 0),
         EncodingKind::Random => (random(n, params.d, params.sigma, params.seed)?, table, 0),
-        EncodingKind::Pmds => (Points::from_rows(&spectrum.coordinates(pmds_dim)), table, 0),
-        EncodingKind::PmdsR => (Points::from_rows(&spectrum.coordinates(rank)), (rank * (n + params.d)) as u64, 0),
+        EncodingKind::Pmds => (spectrum.coordinates(pmds_dim), table, 0),
+        EncodingKind::PmdsR => (spectrum.coordinates(rank), (rank * (n + params.d)) as u64, 0),
         EncodingKind::Smacof => {
-            let start = Points::from_rows(&spectrum.coordinates(pmds_dim));
+            let start = spectrum.coordinates(pmds_dim);
             let (p, it) = smacof(&start, target, params.smacof_max_iter, 1e-9, progress);
             (p, table, it)
         }

@@ -8,7 +8,7 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum PosgeoError {
     /// The input is not valid UTF-8 (1-based line number).
-    #[error("line {line}: the input is not valid UTF-8 (use --lossy to skip such lines)")]
+    #[error("line {line}: the input is not valid UTF-8")]
     InvalidUtf8 { line: usize },
     /// The input holds no bytes or only blank lines.
     #[error("the input is empty")]
@@ -26,7 +26,7 @@ pub enum PosgeoError {
     #[error("CSV/TSV parse error: {0}")]
     Csv(String),
     /// Options that leave fewer than 2 positions to compare.
-    #[error("only {n} position(s) have at least min_support = {min_support} sequences (max_len = {max_len}); at least 2 are needed. Lower --min-support or supply more or longer sequences")]
+    #[error("only {n} position(s) have at least min_support = {min_support} sequences (max_len = {max_len}); at least 2 are needed")]
     TooFewPositions { n: usize, min_support: usize, max_len: usize },
     /// Every position has the same distribution, so every distance is zero.
     #[error("every position has the same token distribution: all distances are 0, so stress (which divides by ΣD²) is undefined")]
@@ -43,6 +43,29 @@ pub enum PosgeoError {
     /// The run was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,
+}
+
+/// Who shows a message: the hint names that front-end's own switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frontend {
+    /// `posgeo` on the command line (flags).
+    Cli,
+    /// The browser page (form controls).
+    Page,
+}
+
+impl PosgeoError {
+    /// The message with what the user can do about it, in the words of `frontend`.
+    pub fn message_for(&self, frontend: Frontend) -> String {
+        let hint = match (self, frontend) {
+            (Self::InvalidUtf8 { .. }, Frontend::Cli) => "use --lossy to skip such lines",
+            (Self::InvalidUtf8 { .. }, Frontend::Page) => "tick “skip invalid UTF-8 lines” to skip such lines",
+            (Self::TooFewPositions { .. }, Frontend::Cli) => "lower --min-support or supply more or longer sequences",
+            (Self::TooFewPositions { .. }, Frontend::Page) => "lower min_support or supply more or longer sequences",
+            _ => return self.to_string(),
+        };
+        format!("{self} ({hint})")
+    }
 }
 
 /// Result alias used across the crate.

@@ -15,6 +15,7 @@
 
 use crate::error::{PosgeoError, Result};
 use crate::metric::DistanceMatrix;
+use crate::points::Points;
 use faer::{Mat, Side};
 
 /// The eigen-decomposition of B: eigenvalues descending, eigenvectors as columns.
@@ -76,10 +77,10 @@ impl Spectrum {
     }
 
     /// X_d, row-major n×d: X[i][k] = v_k(i)·sqrt(max(λ_k, 0)).
-    pub fn coordinates(&self, d: usize) -> Vec<Vec<f64>> {
+    pub fn coordinates(&self, d: usize) -> Points {
         let d = d.min(self.n);
         let scale: Vec<f64> = self.eigenvalues[..d].iter().map(|&l| l.max(0.0).sqrt()).collect();
-        (0..self.n).map(|i| (0..d).map(|k| self.vector(k)[i] * scale[k]).collect()).collect()
+        Points::from_fn(self.n, d, |i, k| self.vector(k)[i] * scale[k])
     }
 
     /// r_τ = #{k : λ_k > τ·λ_1}.
@@ -148,7 +149,7 @@ mod tests {
         assert_eq!(s.energy_rank(0.99), 1);
         let c = s.coordinates(1);
         // Sign convention: largest-magnitude entry positive (x = 6 → +3.5).
-        assert!((c[3][0] - 3.5).abs() < 1e-9 && (c[0][0] + 2.5).abs() < 1e-9);
+        assert!((c.row(3)[0] - 3.5).abs() < 1e-9 && (c.row(0)[0] + 2.5).abs() < 1e-9);
     }
 
     #[test]

@@ -46,8 +46,8 @@ impl Metric {
         match name {
             "hellinger" => Some(Self::Hellinger),
             "fisher_rao" | "fisher-rao" => Some(Self::FisherRao),
-            "total_variation" | "tv" => Some(Self::TotalVariation),
-            "jensen_shannon" | "js" => Some(Self::JensenShannon),
+            "total_variation" | "total-variation" | "tv" => Some(Self::TotalVariation),
+            "jensen_shannon" | "jensen-shannon" | "js" => Some(Self::JensenShannon),
             _ => None,
         }
     }

@@ -40,25 +40,11 @@ impl Default for SynthParams {
 }
 
 impl SynthParams {
-    fn validate(&self) -> Result<()> {
-        let bad = |name, msg: &str| Err(PosgeoError::option(name, msg));
-        if self.vocab == 0 || self.vocab > 1_000_000 {
-            return bad("vocab", "must be between 1 and 1,000,000");
-        }
-        if self.positions < 2 || self.positions > 100_000 {
-            return bad("positions", "must be between 2 and 100,000");
-        }
-        if self.regimes == 0 || self.regimes > 1000 {
-            return bad("regimes", "must be between 1 and 1000");
-        }
-        if !(self.beta > 0.0 && self.beta.is_finite()) {
-            return bad("beta", "must be a positive number");
-        }
-        if !(self.width > 0.0 && self.width.is_finite()) {
-            return bad("width", "must be a positive number");
-        }
-        if self.sequences == 0 || self.positions.saturating_mul(self.sequences) > 200_000_000 {
-            return bad("sequences", "must be ≥ 1, with sequences × positions ≤ 200,000,000");
+    /// Checks the ranges declared in [`crate::options::SYNTH`], and the corpus's total size.
+    pub fn validate(&self) -> Result<()> {
+        crate::options::check_all(crate::options::SYNTH, self)?;
+        if self.positions.saturating_mul(self.sequences) > 200_000_000 {
+            return Err(PosgeoError::option("sequences", "must be ≥ 1, with sequences × positions ≤ 200,000,000"));
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use posgeo::analysis::{analyze, AnalysisParams};
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::encodings::EncodingKind;
 use posgeo::web::protocol::{self, Request, Response, Source};
-use posgeo::web::state::PageState;
+use posgeo::web::url::PageState;
 use posgeo::{charts, Corpus, InputFormat};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

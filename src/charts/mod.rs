@@ -3,7 +3,7 @@
 //! them with the SVG backend. Each function returns the [`Frame`] of its plotting area, so
 //! the web layer can turn a mouse position into data coordinates for hover read-outs.
 
-use crate::analysis::Report;
+use crate::report::Report;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
@@ -351,7 +351,7 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
         .y_label_formatter(&|v| format!("{v:.0e}"))
         .draw()
         .map_err(err)?;
-    let line = |f: fn(&crate::analysis::RankPoint) -> f64| pts.iter().map(move |p| (p.rank as f64, f(p).max(FLOOR)));
+    let line = |f: fn(&crate::report::RankPoint) -> f64| pts.iter().map(move |p| (p.rank as f64, f(p).max(FLOOR)));
     chart.draw_series(LineSeries::new(line(|p| p.raw_stress), RAW.stroke_width(2))).map_err(err)?;
     chart.draw_series(LineSeries::new(line(|p| p.scaled_stress), SCALED.stroke_width(2))).map_err(err)?;
     for (k, name) in ["sinusoidal", "rope", "alibi", "random"].iter().enumerate() {

@@ -40,6 +40,74 @@ pub enum InputFormat {
     },
 }
 
+/// The input formats as users name them (`--format`, the page's format picker).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FileKind {
+    /// Plain text.
+    #[default]
+    Text,
+    /// Comma-separated values.
+    Csv,
+    /// Tab-separated values.
+    Tsv,
+    /// JSON Lines.
+    Jsonl,
+}
+
+impl FileKind {
+    /// Every kind, in the pickers' order.
+    pub const ALL: [FileKind; 4] = [FileKind::Text, FileKind::Csv, FileKind::Tsv, FileKind::Jsonl];
+
+    /// The name on the command line and in the page.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Text => "text",
+            FileKind::Csv => "csv",
+            FileKind::Tsv => "tsv",
+            FileKind::Jsonl => "jsonl",
+        }
+    }
+
+    /// Parses [`FileKind::name`].
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kind a file name says (`.csv`, `.tsv`, `.jsonl`/`.ndjson`, each maybe `.gz`;
+    /// anything else is text), case-insensitively.
+    pub fn from_file_name(name: &str) -> Self {
+        let lower = name.to_lowercase();
+        let base = lower.strip_suffix(".gz").unwrap_or(&lower);
+        if base.ends_with(".csv") {
+            FileKind::Csv
+        } else if base.ends_with(".tsv") {
+            FileKind::Tsv
+        } else if base.ends_with(".jsonl") || base.ends_with(".ndjson") {
+            FileKind::Jsonl
+        } else {
+            FileKind::Text
+        }
+    }
+
+    /// The delimiter of the CSV kinds.
+    pub fn delimiter(self) -> Option<u8> {
+        match self {
+            FileKind::Csv => Some(b','),
+            FileKind::Tsv => Some(b'\t'),
+            _ => None,
+        }
+    }
+
+    /// The full input format, with the column (CSV/TSV) or field (JSON Lines) to read.
+    pub fn input_format(self, column: Option<String>, has_header: bool, field: &str) -> InputFormat {
+        match (self, self.delimiter()) {
+            (FileKind::Jsonl, _) => InputFormat::Jsonl { field: field.to_string() },
+            (_, Some(delimiter)) => InputFormat::Csv { delimiter, column, has_header },
+            _ => InputFormat::Text,
+        }
+    }
+}
+
 /// A corpus: its sequences (untokenized) and what was skipped while reading it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Corpus {
@@ -238,6 +306,27 @@ fn read_csv(bytes: &[u8], delimiter: u8, column: Option<&str>, has_header: bool,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kind_from_file_name() {
+        for (name, kind) in [
+            ("a.csv", FileKind::Csv),
+            ("A.CSV.GZ", FileKind::Csv),
+            ("x.tsv", FileKind::Tsv),
+            ("d.jsonl.gz", FileKind::Jsonl),
+            ("d.ndjson", FileKind::Jsonl),
+            ("notes.txt", FileKind::Text),
+            ("", FileKind::Text),
+            ("csv", FileKind::Text),
+        ] {
+            assert_eq!(FileKind::from_file_name(name), kind, "{name}");
+        }
+        for k in FileKind::ALL {
+            assert_eq!(FileKind::parse(k.name()), Some(k));
+        }
+        let f = FileKind::Tsv.input_format(Some("text".into()), true, "x");
+        assert_eq!(f, InputFormat::Csv { delimiter: b'\t', column: Some("text".into()), has_header: true });
+    }
 
     #[test]
     fn text_lines_drop_cr_and_blank_lines() {

@@ -33,6 +33,15 @@ pub enum TokenizerKind {
 }
 
 impl TokenizerKind {
+    /// The name in URLs, reports and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Whitespace => "whitespace",
+            Self::Words => "words",
+            Self::Chars => "chars",
+        }
+    }
+
     /// SPEC default for the lowercase switch.
     pub fn lowercase_by_default(self) -> bool {
         !matches!(self, TokenizerKind::Chars)

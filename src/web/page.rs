@@ -3,7 +3,7 @@
 
 use super::dom::{self, checked, el, html, on_id, set_text, set_value, value};
 use super::protocol::{Bulk, LearnedTable, Payload, Request, Response, Source};
-use super::state::{Builtin, PageState};
+use super::url::{Builtin, PageState};
 use crate::analysis::Stage;
 use crate::charts::{self, Frame};
 use crate::corpus::tokenize::TokenizerKind;

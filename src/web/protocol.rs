@@ -13,9 +13,11 @@
 //! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
-use crate::analysis::{analyze, AnalysisParams, Progress, Report, Stage};
+use crate::analysis::{analyze, AnalysisParams, Progress, Stage};
 use crate::corpus::{Corpus, InputFormat};
-use crate::error::{PosgeoError, Result};
+use crate::error::{Frontend, PosgeoError, Result};
+use crate::points::Points;
+use crate::report::Report;
 use crate::synth::{generate, SynthParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -116,7 +118,7 @@ pub struct Payload {
     /// Per encoding, up to [`SHEPARD_SAMPLES`] pairs (D_ij, a*·δ_ij).
     pub shepard: BTreeMap<String, Vec<(f32, f32)>>,
     /// The `pmds` configuration X_d (all its coordinates), for the CSV export.
-    pub coordinates: Vec<Vec<f64>>,
+    pub coordinates: Points,
 }
 
 /// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs). The
@@ -145,7 +147,7 @@ impl Payload {
     /// Moves the matrix, the coordinates and the Shepard samples out into flat arrays.
     pub fn take_bulk(&mut self) -> Bulk {
         let matrix = std::mem::take(&mut self.report.matrix).into_values().next().unwrap_or_default().concat();
-        let coords = std::mem::take(&mut self.coordinates).concat();
+        let coords = std::mem::take(&mut self.coordinates).data;
         let mut header = BulkHeader::default();
         let mut shepard = Vec::new();
         for (name, pts) in std::mem::take(&mut self.shepard) {
@@ -164,7 +166,7 @@ impl Payload {
             self.report.matrix.insert(self.report.metric.clone(), matrix.chunks(n).map(<[f64]>::to_vec).collect());
         }
         if n > 0 && !coords.is_empty() && coords.len() % n == 0 {
-            self.coordinates = coords.chunks(coords.len() / n).map(<[f64]>::to_vec).collect();
+            self.coordinates = Points { n, dim: coords.len() / n, data: coords };
         }
         let mut rest = &shepard[..];
         for (name, count) in header.shepard {
@@ -195,6 +197,11 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
         Source::Genesis => Ok(Corpus::from_text(GENESIS)),
         Source::Bytes { format, lossy, .. } => Corpus::read(bytes, format, *lossy),
     }
+}
+
+/// The page's message for a failed run (hints name the page's controls, not CLI flags).
+pub fn error_response(id: u32, e: &PosgeoError) -> Response {
+    Response::Error { id, message: e.message_for(Frontend::Page) }
 }
 
 /// Runs a request to completion; `post` receives every message except the final one.
@@ -254,7 +261,7 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
         .compared
         .iter()
         .find(|c| c.encoding.kind == crate::encodings::EncodingKind::Pmds)
-        .map(|c| (0..n).map(|i| c.encoding.points.row(i).to_vec()).collect())
+        .map(|c| c.encoding.points.clone())
         .unwrap_or_default();
     Ok(Payload { report: analysis.report(true), shepard, coordinates })
 }
@@ -316,7 +323,7 @@ mod tests {
         let original = run(&req, &[], &[], &mut |_| {}).unwrap();
         let mut light = original.clone();
         let bulk = light.take_bulk();
-        assert!(light.report.matrix.is_empty() && light.coordinates.is_empty() && light.shepard.is_empty());
+        assert!(light.report.matrix.is_empty() && light.coordinates.data.is_empty() && light.shepard.is_empty());
         let n = original.report.n;
         assert_eq!(bulk.matrix.len(), n * n);
         assert_eq!(bulk.header.shepard.len(), original.shepard.len());

@@ -63,7 +63,7 @@ pub fn start() {
                 let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
                 s2.post_message_with_transfer(&msg, &transfer).ok();
             }
-            Err(e) => post(&s2, &Response::Error { id, message: e.to_string() }),
+            Err(e) => post(&s2, &protocol::error_response(id, &e)),
         }
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));

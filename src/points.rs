@@ -1,0 +1,80 @@
+//! **Points**: n positions in `dim` dimensions, row-major — the one matrix type of every
+//! configuration in the pipeline (the PMDS coordinates X = V·diag(√λ) of [`crate::mds`],
+//! every encoding of [`crate::encodings`], a learned table), and their Euclidean distances
+//! δ_ij = ‖p_i − p_j‖₂ (SPEC §5).
+
+use crate::metric::{upper_gram, DistanceMatrix};
+use faer::{Mat, MatRef};
+use serde::{Deserialize, Serialize};
+
+/// n points in `dim` dimensions, row-major.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Points {
+    /// Number of points.
+    pub n: usize,
+    /// Coordinates per point.
+    pub dim: usize,
+    /// Row-major n×dim.
+    pub data: Vec<f64>,
+}
+
+impl Points {
+    /// From rows (all of the same length).
+    pub fn from_rows(rows: &[Vec<f64>]) -> Self {
+        let dim = rows.first().map_or(0, Vec::len);
+        Points { n: rows.len(), dim, data: rows.iter().flatten().copied().collect() }
+    }
+
+    /// Builds from a function of (i, k).
+    pub fn from_fn(n: usize, dim: usize, f: impl Fn(usize, usize) -> f64) -> Self {
+        Points { n, dim, data: (0..n * dim).map(|x| f(x / dim.max(1), x % dim.max(1))).collect() }
+    }
+
+    /// The rows, as slices.
+    pub fn rows(&self) -> impl Iterator<Item = &[f64]> {
+        self.data.chunks(self.dim.max(1)).take(self.n)
+    }
+
+    /// The rows as vectors (for JSON, whose schema has nested arrays).
+    pub fn to_rows(&self) -> Vec<Vec<f64>> {
+        (0..self.n).map(|i| self.row(i).to_vec()).collect()
+    }
+
+    /// Row i.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.dim..(i + 1) * self.dim]
+    }
+
+    /// δ_ij = ‖p_i − p_j‖₂ for every pair. Uses the Gram identity
+    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM, upper triangle only) and recomputes
+    /// directly the pairs where that subtraction would lose digits.
+    pub fn distances(&self) -> DistanceMatrix {
+        let (n, dim) = (self.n, self.dim);
+        if dim == 0 {
+            return DistanceMatrix::from_fn(n, |_, _| 0.0);
+        }
+        let mut g = Mat::<f64>::zeros(n, n);
+        upper_gram(MatRef::from_row_major_slice(&self.data, n, dim), g.as_mut(), true);
+        DistanceMatrix::from_fn(n, |i, j| {
+            let scale = g[(i, i)] + g[(j, j)];
+            let sq = scale - 2.0 * g[(i, j)];
+            if sq > 0.1 * scale {
+                sq.sqrt()
+            } else {
+                self.direct(i, j)
+            }
+        })
+    }
+
+    /// ‖p_i − p_j‖₂ by its definition.
+    pub(crate) fn direct(&self, i: usize, j: usize) -> f64 {
+        self.row(i).iter().zip(self.row(j)).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+    }
+
+    /// δ for a shift-invariant configuration (δ_ij a function of |i − j| alone):
+    /// δ_ij = ‖p_{|i−j|} − p_0‖₂, n direct distances instead of a GEMM.
+    pub(crate) fn distances_by_lag(&self) -> DistanceMatrix {
+        let by_lag: Vec<f64> = (0..self.n).map(|l| self.direct(l, 0)).collect();
+        DistanceMatrix::from_fn(self.n, |i, j| by_lag[j - i])
+    }
+}

@@ -1,0 +1,324 @@
+//! The **report**: the serialisable summary of an [`Analysis`] (the `posgeo analyze --json`
+//! schema, docs/MATH.md §9), and the text both front-ends show for it — the summary lines,
+//! number formatting and the stress table as CSV — so the CLI and the page say the same.
+
+use crate::analysis::{Analysis, AnalysisParams};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One encoding's line of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EncodingReport {
+    /// σ.
+    pub raw_stress: f64,
+    /// σ*.
+    pub scaled_stress: f64,
+    /// a*.
+    pub scale: f64,
+    /// Spearman ρ (null when undefined).
+    pub spearman: Option<f64>,
+    /// Monotonicity violation rate (null when n < 3).
+    pub monotonicity_violation_rate: Option<f64>,
+    /// Dimension of the configuration.
+    pub dim: usize,
+    /// Parameters to learn or store.
+    pub parameters: u64,
+}
+
+/// Stress of low-rank PMDS X_r for one r.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankPoint {
+    /// r.
+    pub rank: usize,
+    /// σ(X_r).
+    pub raw_stress: f64,
+    /// σ*(X_r).
+    pub scaled_stress: f64,
+    /// r·(n + d).
+    pub parameters: u64,
+}
+
+/// The serialisable summary (the `--json` schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Number of sequences read.
+    pub sequences: usize,
+    /// Lines skipped as invalid UTF-8 (`--lossy`).
+    pub skipped_lines: usize,
+    /// Positions kept.
+    pub n: usize,
+    /// |V|.
+    pub vocab_size: usize,
+    /// Tokens counted at kept positions.
+    pub tokens: u64,
+    /// N_i for i < n.
+    pub support: Vec<u64>,
+    /// N_i for every position below the cap, dropped ones included.
+    pub support_all: Vec<u64>,
+    /// Why positions beyond n were dropped (None when none were).
+    pub dropped_reason: Option<String>,
+    /// Metric name.
+    pub metric: String,
+    /// All eigenvalues of B, descending.
+    pub eigenvalues: Vec<f64>,
+    /// r_τ.
+    pub effective_rank: usize,
+    /// r_E.
+    pub energy_rank: usize,
+    /// Negative mass of the spectrum.
+    pub negative_mass: f64,
+    /// Violation rate of D.
+    pub corpus_monotonicity_violation_rate: Option<f64>,
+    /// Per encoding, keyed by name.
+    pub encodings: BTreeMap<String, EncodingReport>,
+    /// Encoding names in display order.
+    pub encoding_order: Vec<String>,
+    /// Stress of X_r for r = 1..min(r_τ, 128).
+    pub rank_curve: Vec<RankPoint>,
+    /// The five most frequent tokens per position.
+    pub top_tokens: Vec<Vec<(String, u64)>>,
+    /// First (up to) three PMDS coordinates per position.
+    pub pmds_coordinates: Vec<Vec<f64>>,
+    /// Options used.
+    pub params: AnalysisParams,
+    /// The distance matrix, under the metric's name (`hellinger`, …), with `--matrix`.
+    #[serde(flatten)]
+    pub matrix: BTreeMap<String, Vec<Vec<f64>>>,
+}
+
+impl Analysis {
+    /// Raw and scaled stress of X_r for r = 1..=max_rank, incrementally (δ²_r = δ²_{r−1} +
+    /// (x_ir − x_jr)²), O(n²) per rank.
+    #[allow(clippy::needless_range_loop)] // r indexes columns of the row-major x
+    pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
+        let n = self.counts.n;
+        let x = self.spectrum.coordinates(max_rank.min(n));
+        let target = self.distances.upper();
+        let tt: f64 = target.iter().map(|v| v * v).sum();
+        let mut sq = vec![0.0; target.len()];
+        let mut out = Vec::new();
+        for r in 0..max_rank.min(n) {
+            let mut p = 0;
+            for i in 0..n {
+                for j in i + 1..n {
+                    let e = x.row(i)[r] - x.row(j)[r];
+                    sq[p] += e * e;
+                    p += 1;
+                }
+            }
+            let (mut dd, mut dt, mut raw) = (0.0, 0.0, 0.0);
+            for (s, t) in sq.iter().zip(&target) {
+                let d = s.sqrt();
+                dd += d * d;
+                dt += d * t;
+                raw += (d - t) * (d - t);
+            }
+            let a = if dd > 0.0 { dt / dd } else { 0.0 };
+            let scaled: f64 = sq.iter().zip(&target).map(|(s, t)| (a * s.sqrt() - t).powi(2)).sum();
+            out.push(RankPoint {
+                rank: r + 1,
+                raw_stress: raw / tt,
+                scaled_stress: scaled / tt,
+                parameters: ((r + 1) * (n + self.params.encodings.d)) as u64,
+            });
+        }
+        out
+    }
+
+    /// The summary; `with_matrix` adds the n×n distance matrix.
+    pub fn report(&self, with_matrix: bool) -> Report {
+        let c = &self.counts;
+        let mut encodings = BTreeMap::new();
+        for cmp in &self.compared {
+            let s = &cmp.stress;
+            encodings.insert(
+                cmp.encoding.kind.name().to_string(),
+                EncodingReport {
+                    raw_stress: s.raw_stress,
+                    scaled_stress: s.scaled_stress,
+                    scale: s.scale,
+                    spearman: s.spearman,
+                    monotonicity_violation_rate: s.monotonicity_violation_rate,
+                    dim: cmp.encoding.points.dim,
+                    parameters: cmp.encoding.parameters,
+                },
+            );
+        }
+        let dropped_reason = (c.n < c.support_all.len()).then(|| {
+            format!(
+                "positions {}..{} were dropped: position {} has N = {} < min_support = {}",
+                c.n,
+                c.support_all.len() - 1,
+                c.n,
+                c.support_all[c.n],
+                self.params.min_support
+            )
+        });
+        let mut matrix = BTreeMap::new();
+        if with_matrix {
+            matrix.insert(self.params.metric.name().to_string(), self.distances.to_rows());
+        }
+        Report {
+            sequences: c.sequences,
+            skipped_lines: self.skipped_lines,
+            n: c.n,
+            vocab_size: c.vocab.len(),
+            tokens: c.tokens,
+            support: c.support().to_vec(),
+            support_all: c.support_all.clone(),
+            dropped_reason,
+            metric: self.params.metric.name().to_string(),
+            eigenvalues: self.spectrum.eigenvalues.clone(),
+            effective_rank: self.effective_rank,
+            energy_rank: self.energy_rank,
+            negative_mass: self.spectrum.negative_mass(),
+            corpus_monotonicity_violation_rate: self.corpus_monotonicity,
+            encodings,
+            encoding_order: self.compared.iter().map(|c| c.encoding.kind.name().to_string()).collect(),
+            rank_curve: self.rank_curve(self.effective_rank.clamp(1, 128)),
+            top_tokens: (0..c.n).map(|i| c.top_tokens(i, 5)).collect(),
+            pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))).to_rows(),
+            params: self.params.clone(),
+            matrix,
+        }
+    }
+}
+
+/// A number as both front-ends show it: four decimals, or three significant digits in
+/// scientific notation below 10⁻³ and from 10⁴ on; "—" when undefined.
+pub fn fmt_number(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| {
+        if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e4) {
+            format!("{x:.3e}")
+        } else {
+            format!("{x:.4}")
+        }
+    })
+}
+
+/// The columns of the stress table, in order (names as in the JSON report).
+pub const STRESS_COLUMNS: [&str; 8] = [
+    "encoding",
+    "dim",
+    "parameters",
+    "raw_stress",
+    "scaled_stress",
+    "scale",
+    "spearman",
+    "monotonicity_violation_rate",
+];
+
+impl Report {
+    /// The corpus summary, one line each (the page's summary and the CLI's header).
+    pub fn summary_lines(&self) -> Vec<String> {
+        let mut lines = vec![
+            format!(
+                "{} sequences, {} tokens counted at kept positions, vocabulary |V| = {}",
+                self.sequences, self.tokens, self.vocab_size
+            ),
+            format!(
+                "n = {} positions kept (support from {} down to {})",
+                self.n,
+                self.support.first().copied().unwrap_or(0),
+                self.support.last().copied().unwrap_or(0)
+            ),
+            self.dropped_reason.clone().unwrap_or_else(|| "no position dropped".into()),
+            format!(
+                "metric: {}; effective rank r_τ = {}, energy rank r_E = {}, negative mass {}",
+                self.metric,
+                self.effective_rank,
+                self.energy_rank,
+                fmt_number(Some(self.negative_mass))
+            ),
+            format!(
+                "monotonicity violation rate of the corpus metric itself: {}",
+                fmt_number(self.corpus_monotonicity_violation_rate)
+            ),
+        ];
+        if self.skipped_lines > 0 {
+            lines.push(format!("{} line(s) of invalid UTF-8 skipped", self.skipped_lines));
+        }
+        lines
+    }
+
+    /// One encoding's numeric cells, in [`STRESS_COLUMNS`] order after `encoding`, `dim`
+    /// and `parameters` (`None` where undefined).
+    pub fn stress_cells(&self, name: &str) -> Option<[(&'static str, Option<f64>); 5]> {
+        let e = self.encodings.get(name)?;
+        Some([
+            ("raw_stress", Some(e.raw_stress)),
+            ("scaled_stress", Some(e.scaled_stress)),
+            ("scale", Some(e.scale)),
+            ("spearman", e.spearman),
+            ("monotonicity_violation_rate", e.monotonicity_violation_rate),
+        ])
+    }
+
+    /// The stress table as CSV (full precision; empty cells where undefined).
+    pub fn stress_csv(&self) -> String {
+        let mut s = STRESS_COLUMNS.join(",") + "\n";
+        for name in &self.encoding_order {
+            let (Some(e), Some(cells)) = (self.encodings.get(name), self.stress_cells(name)) else { continue };
+            let nums: Vec<String> = cells.iter().map(|(_, v)| v.map_or(String::new(), |x| format!("{x:?}"))).collect();
+            s.push_str(&format!("{name},{},{},{}\n", e.dim, e.parameters, nums.join(",")));
+        }
+        s
+    }
+
+    /// The stress table as aligned text (the CLI's output).
+    pub fn stress_text(&self) -> String {
+        let mut s = format!(
+            "{:<11} {:>5} {:>11} {:>10} {:>10} {:>10} {:>9} {:>12}\n",
+            "encoding", "dim", "parameters", "raw σ", "scaled σ*", "scale a*", "spearman", "monotonicity"
+        );
+        for name in &self.encoding_order {
+            let Some(e) = self.encodings.get(name) else { continue };
+            s.push_str(&format!(
+                "{:<11} {:>5} {:>11} {:>10.6} {:>10.6} {:>10.4} {:>9} {:>12}\n",
+                name,
+                e.dim,
+                e.parameters,
+                e.raw_stress,
+                e.scaled_stress,
+                e.scale,
+                fmt_number(e.spearman),
+                fmt_number(e.monotonicity_violation_rate)
+            ));
+        }
+        s
+    }
+}
+
+/// Rows of numbers as CSV, full precision (`{:?}` round-trips every f64).
+pub fn csv_rows<'a>(rows: impl IntoIterator<Item = &'a [f64]>) -> String {
+    let mut s = String::new();
+    for r in rows {
+        let cells: Vec<String> = r.iter().map(|v| format!("{v:?}")).collect();
+        s.push_str(&cells.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_switch_to_scientific_outside_the_readable_range() {
+        assert_eq!(fmt_number(None), "—");
+        assert_eq!(fmt_number(Some(0.0)), "0.0000");
+        assert_eq!(fmt_number(Some(0.12345)), "0.1235");
+        assert_eq!(fmt_number(Some(0.0001234)), "1.234e-4");
+        assert_eq!(fmt_number(Some(12345.0)), "1.234e4");
+        assert_eq!(fmt_number(Some(-2.5)), "-2.5000");
+    }
+
+    #[test]
+    fn csv_rows_round_trip() {
+        let rows = [vec![0.1, 1.0 / 3.0], vec![-2.0, 1e-300]];
+        let s = csv_rows(rows.iter().map(Vec::as_slice));
+        let back: Vec<Vec<f64>> = s.lines().map(|l| l.split(',').map(|c| c.parse().unwrap()).collect()).collect();
+        assert_eq!(back, rows);
+    }
+}
