@@ -1,14 +1,19 @@
-//! The **web shell**: everything between the numeric core and the browser. Thin by design:
-//! [`protocol`] (page ↔ worker messages and the worker's job as a pure function) and
-//! [`url`] (the URL query) are plain Rust, tested natively; `page` (DOM, files, drawing)
-//! and `worker` (the Web Worker's message loop) exist only on wasm32.
+//! The **web shell**: everything between the numeric core and the browser, in three layers.
+//!
+//! * Plain Rust, tested natively: [`protocol`] (page ↔ worker messages and the worker's job as
+//!   a pure function), [`url`] (the link's query), [`app`] (the page's model, messages and
+//!   `update`, answering with effects) and [`view`] (charts, hover read-outs, the table and the
+//!   exports, over the worker's payload).
+//! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
+//!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
+//!   `worker` is the Web Worker's message loop.
 
+pub mod app;
 pub mod protocol;
 pub mod url;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
-mod dom;
-#[cfg(target_arch = "wasm32")]
-pub mod page;
+pub mod dom;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -1,0 +1,74 @@
+use super::*;
+use crate::analysis::{analyze, AnalysisParams};
+use crate::report::Report;
+use crate::synth::{generate, SynthParams};
+use crate::Corpus;
+use plotters::coord::Shift;
+
+pub(super) fn report() -> Report {
+    let lines = generate(&SynthParams { sequences: 200, positions: 20, ..Default::default() }).unwrap();
+    let p = AnalysisParams {
+        encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
+        ..Default::default()
+    };
+    analyze(&Corpus::from_sequences(lines), &p, None, &mut |_| true).unwrap().report(true)
+}
+
+fn svg(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult) -> (String, Frame) {
+    let mut s = String::new();
+    let frame = {
+        let root = SVGBackend::with_string(&mut s, (640, 400)).into_drawing_area();
+        let fr = f(&root).unwrap();
+        root.present().unwrap();
+        fr
+    };
+    (s, frame)
+}
+
+#[test]
+fn every_chart_draws_to_svg_with_its_data() {
+    let r = report();
+    let (s, f) = svg(|a| stress_bars(a, &r));
+    assert!(s.contains("sinusoidal") && s.contains("pmds_r"));
+    assert!(f.log_y && f.px.0 < f.px.1);
+    let (s, _) = svg(|a| heatmap(a, &r.matrix["hellinger"], "hellinger", true, 10));
+    assert!(s.matches("<rect").count() >= 100, "10×10 cells");
+    let (s, _) = svg(|a| spectrum(a, &r));
+    assert!(s.contains(&format!("r_τ = {}", r.effective_rank)));
+    let (s, _) = svg(|a| pmds_map(a, &r.pmds_coordinates));
+    assert!(s.matches("<circle").count() >= r.n);
+    let (s, _) = svg(|a| pmds_map_3d(a, &r.pmds_coordinates, View3d::default()).map(|_| Frame::default()));
+    assert!(s.matches("<circle").count() >= r.n);
+    let pairs: Vec<(f32, f32)> = vec![(0.1, 0.2), (0.5, 0.4)];
+    let (s, _) = svg(|a| shepard(a, "rope", &pairs));
+    assert!(s.contains("rope") && s.matches("<circle").count() >= 2);
+    for (s, _) in [svg(|a| rank_curve(a, &r)), svg(|a| monotonicity(a, &r)), svg(|a| support(a, &r))] {
+        assert!(s.starts_with("<svg") && s.len() > 1000);
+    }
+}
+
+#[test]
+fn the_3d_map_turns_with_its_view() {
+    let r = report();
+    let area_pixels = |view: View3d| {
+        let mut out = String::new();
+        let area = SVGBackend::with_string(&mut out, (640, 420)).into_drawing_area();
+        pmds_map_3d(&area, &r.pmds_coordinates, view).unwrap()
+    };
+    let a = area_pixels(View3d::default());
+    assert_eq!(a.len(), r.n);
+    assert!(a.iter().all(|&(x, y)| (0..640).contains(&x) && (0..420).contains(&y)), "{a:?}");
+    // A quarter turn moves the points; a full turn brings them back.
+    let quarter = area_pixels(View3d { yaw: 0.6 + std::f64::consts::FRAC_PI_2, pitch: 0.35 });
+    let full = area_pixels(View3d { yaw: 0.6 + 2.0 * std::f64::consts::PI, pitch: 0.35 });
+    assert_ne!(a, quarter);
+    assert!(a.iter().zip(&full).all(|(p, q)| (p.0 - q.0).abs() <= 1 && (p.1 - q.1).abs() <= 1));
+}
+
+#[test]
+fn frames_invert_pixels_to_data() {
+    let f = Frame { px: (100, 300), py: (50, 250), x: (0.0, 10.0), y: (1e-6, 1.0), log_y: true };
+    let (x, y) = f.to_data(200, 150).unwrap();
+    assert!((x - 5.0).abs() < 1e-12 && (y.log10() + 3.0).abs() < 1e-9);
+    assert_eq!(f.to_data(10, 10), None);
+}

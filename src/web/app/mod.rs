@@ -1,0 +1,333 @@
+//! The page's logic as an owned [`Model`] driven by [`Msg`]s through one pure function,
+//! [`update`], which answers with [`Effect`]s for the DOM layer (`web::dom`) to perform — in
+//! the manner of yew's examples, without a framework. Nothing here touches the DOM, so every
+//! rule of the page (run, supersede, cancel, errors that keep the last results, a file still
+//! being read, the link) is tested natively (`app/tests.rs`).
+
+pub mod form;
+mod run;
+
+pub use form::{FileOptions, Form, SourceKind};
+
+use super::protocol::{Payload, Request, Response};
+use super::url::PageState;
+use super::view::charts::{ChartKind, MapView};
+use super::view::export::Export;
+use super::view::table::{Column, Sort};
+use crate::analysis::Progress;
+use std::rc::Rc;
+
+/// Files above this size are refused before reading (the tab would run out of memory).
+pub const MAX_FILE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+/// Degrees the 3-D map turns per pixel dragged.
+pub const DRAG_DEGREES_PER_PIXEL: f64 = 0.5;
+
+/// Which file input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// The corpus upload (`#file-input`, or dropped on `#drop-zone`).
+    Corpus,
+    /// The learned position table (`#learned-input`).
+    Learned,
+}
+
+/// A file input's state; the bytes themselves stay in the DOM layer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum FileSlot {
+    /// Nothing chosen.
+    #[default]
+    Empty,
+    /// Chosen, being read.
+    Reading(String),
+    /// Read; its name.
+    Loaded(String),
+}
+
+/// `#status`'s `data-state`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Nothing running (after a cancel).
+    Idle,
+    /// A run (or its drawing) is under way.
+    Running,
+    /// The last run is on screen.
+    Done,
+    /// The last run failed (earlier results stay).
+    Error,
+}
+
+impl Status {
+    /// The attribute value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Idle => "idle",
+            Status::Running => "running",
+            Status::Done => "done",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// Where a job's corpus bytes come from (the DOM layer attaches them).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CorpusData {
+    /// No bytes (a built-in corpus).
+    None,
+    /// The pasted text.
+    Text(String),
+    /// The loaded corpus file.
+    File,
+}
+
+/// A request for the worker, with what travels beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// The request.
+    pub request: Request,
+    /// The corpus bytes.
+    pub corpus: CorpusData,
+    /// Whether the learned table's bytes go along.
+    pub learned: bool,
+}
+
+/// Everything the page shows besides the results themselves.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct View {
+    /// Encoding of the Shepard diagram (`None`: sinusoidal).
+    pub shepard: Option<String>,
+    /// The PMDS map's view.
+    pub map: MapView,
+    /// The stress table's order.
+    pub sort: Sort,
+}
+
+/// The page's state.
+#[derive(Debug, Default)]
+pub struct Model {
+    /// What the charts show besides the numbers.
+    pub view: View,
+    /// The last results (kept through errors and cancels).
+    pub results: Option<Rc<Payload>>,
+    /// The options of the last run started (what a link reproduces).
+    pub shown: PageState,
+    /// The corpus file input.
+    pub corpus_file: FileSlot,
+    /// The learned table input.
+    pub learned_file: FileSlot,
+    running: Option<u32>,
+    started: f64,
+    last_id: u32,
+    worker_ready: bool,
+    queued: Option<Job>,
+    waiting: Option<(Form, f64)>,
+    drag: Option<(i32, i32)>,
+}
+
+/// What can happen to the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    /// The page opened with this link state.
+    Start(PageState),
+    /// Run pressed (`at`: the page clock, ms).
+    Run { form: Form, at: f64 },
+    /// Cancel pressed.
+    Cancel,
+    /// The worker says it is up.
+    WorkerReady,
+    /// A worker message (`at`: when it arrived).
+    Worker { response: Response, at: f64 },
+    /// The worker died (a trap, out of memory).
+    WorkerDied(String),
+    /// Every chart of run `id` is drawn.
+    Rendered { id: u32, at: f64 },
+    /// A file was chosen (size in bytes).
+    FileChosen { slot: Slot, name: String, size: f64 },
+    /// A chosen file is read; `detail` describes it ("safetensors, 2 matrices").
+    FileLoaded { slot: Slot, name: String, size: f64, detail: String },
+    /// A chosen file could not be read.
+    FileUnreadable { slot: Slot, name: String },
+    /// "remove table".
+    LearnedCleared,
+    /// A column header clicked.
+    Sort(Column),
+    /// The Shepard picker changed.
+    ShepardPicked(String),
+    /// The map's switch or sliders moved.
+    MapMoved(MapView),
+    /// The map's switch or sliders were let go.
+    MapSettled,
+    /// Mouse down on the map.
+    DragStart { x: i32, y: i32 },
+    /// Mouse moved on the map.
+    DragMove { x: i32, y: i32 },
+    /// Mouse up or out.
+    DragEnd,
+    /// An export button.
+    Export(Export),
+}
+
+/// What the DOM layer is asked to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Put the form's controls and the map's controls at these values.
+    ShowForm(Box<Form>, MapView),
+    /// `#status`.
+    Status(Status, String),
+    /// `#error` (None hides it).
+    Error(Option<String>),
+    /// `#progress`, in [0, 1].
+    Progress(f64),
+    /// `#estimate`.
+    Estimate(String),
+    /// The cancel button.
+    CancelEnabled(bool),
+    /// `#file-info` / `#learned-info`.
+    FileInfo(Slot, String),
+    /// Read the file just chosen in this slot.
+    ReadFile(Slot),
+    /// Forget the learned table (input and tensor picker too).
+    ClearLearned,
+    /// Check this corpus radio button.
+    SelectSource(SourceKind),
+    /// Send a job to the worker.
+    Post(Box<Job>),
+    /// Terminate the worker (if any) and start a fresh one.
+    RestartWorker,
+    /// Replace the page's query string and the share link.
+    WriteUrl(String),
+    /// Summary, table, Shepard picker, then every chart one per task; then [`Msg::Rendered`].
+    RenderResults(u32),
+    /// Redraw the stress table.
+    RenderTable,
+    /// Redraw one chart.
+    Draw(ChartKind),
+    /// Move the map's sliders.
+    ShowMap(MapView),
+    /// Offer a download.
+    Download(Export),
+}
+
+/// The whole page logic: applies `msg` to `m` and says what to show.
+pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Start(state) => run::start(m, state),
+        Msg::Run { form, at } => run::run(m, form, at),
+        Msg::Cancel => run::cancel(m),
+        Msg::WorkerReady => {
+            m.worker_ready = true;
+            m.queued.take().map(|j| Effect::Post(Box::new(j))).into_iter().collect()
+        }
+        Msg::Worker { response, at } => worker_said(m, response, at),
+        Msg::WorkerDied(message) => run::worker_died(m, &message),
+        Msg::Rendered { id, at } if m.running.is_none() && id == m.last_id => {
+            vec![Effect::Status(Status::Done, format!("done in {:.2} s", (at - m.started) / 1000.0))]
+        }
+        Msg::Rendered { .. } => Vec::new(),
+        Msg::FileChosen { slot, name, size } => run::file_chosen(m, slot, name, size),
+        Msg::FileLoaded { slot, name, size, detail } => run::file_loaded(m, slot, name, size, &detail),
+        Msg::FileUnreadable { slot, name } => run::file_unreadable(m, slot, &name),
+        Msg::LearnedCleared => {
+            m.learned_file = FileSlot::Empty;
+            vec![Effect::ClearLearned, Effect::FileInfo(Slot::Learned, String::new())]
+        }
+        Msg::Sort(column) => {
+            m.view.sort = m.view.sort.toggled(column);
+            vec![Effect::RenderTable]
+        }
+        Msg::ShepardPicked(name) => {
+            m.view.shepard = Some(name);
+            vec![Effect::Draw(ChartKind::Shepard), Effect::WriteUrl(m.link())]
+        }
+        Msg::MapMoved(view) => {
+            m.view.map = view;
+            vec![Effect::Draw(ChartKind::Map)]
+        }
+        Msg::MapSettled => vec![Effect::WriteUrl(m.link())],
+        Msg::DragStart { x, y } => {
+            m.drag = m.view.map.three_d.then_some((x, y));
+            Vec::new()
+        }
+        Msg::DragMove { x, y } => drag(m, x, y),
+        Msg::DragEnd => m.drag.take().map(|_| Effect::WriteUrl(m.link())).into_iter().collect(),
+        Msg::Export(e) => m.results.is_some().then_some(Effect::Download(e)).into_iter().collect(),
+    }
+}
+
+fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Effect> {
+    let current = m.running;
+    match response {
+        Response::Ready => update(m, Msg::WorkerReady),
+        Response::Progress { id, stage, fraction } if Some(id) == current => {
+            let p = Progress { stage, fraction };
+            vec![Effect::Progress(p.overall()), Effect::Status(Status::Running, format!("running: {}", p.text()))]
+        }
+        Response::Estimate { id, sequences, max_positions, memory_bytes } if Some(id) == current => {
+            vec![Effect::Estimate(format!(
+                "{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory",
+                memory_bytes as f64 / 1e6
+            ))]
+        }
+        Response::Done { id, payload } if Some(id) == current => {
+            m.running = None;
+            m.results = Some(Rc::new(*payload));
+            let secs = (at - m.started) / 1000.0;
+            vec![
+                Effect::Progress(1.0),
+                Effect::CancelEnabled(false),
+                Effect::Status(Status::Running, format!("computed in {secs:.2} s; drawing")),
+                Effect::RenderResults(id),
+            ]
+        }
+        Response::Error { id, message } if Some(id) == current || id == 0 => {
+            m.running = None;
+            let mut fx = vec![Effect::CancelEnabled(false)];
+            fx.extend(run::failed(message));
+            fx
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn drag(m: &mut Model, x: i32, y: i32) -> Vec<Effect> {
+    let Some((x0, y0)) = m.drag else { return Vec::new() };
+    m.drag = Some((x, y));
+    let v = &mut m.view.map;
+    let yaw = f64::from(v.yaw) + f64::from(x - x0) * DRAG_DEGREES_PER_PIXEL;
+    let pitch = f64::from(v.pitch) + f64::from(y - y0) * DRAG_DEGREES_PER_PIXEL;
+    v.yaw = ((yaw + 540.0).rem_euclid(360.0) - 180.0).round() as i32;
+    v.pitch = pitch.clamp(-90.0, 90.0).round() as i32;
+    vec![Effect::ShowMap(*v), Effect::Draw(ChartKind::Map)]
+}
+
+impl Model {
+    /// The query string (`?…`) of what is on screen: the last run's options and the view.
+    pub fn link(&self) -> String {
+        let mut st = self.shown.clone();
+        st.shepard = self.view.shepard.clone();
+        st.map3d = self.view.map.three_d.then_some((self.view.map.yaw, self.view.map.pitch));
+        let pairs: Vec<String> =
+            st.to_pairs().iter().map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v))).collect();
+        format!("?{}", pairs.join("&"))
+    }
+
+    /// Whether a run is under way.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+}
+
+/// `application/x-www-form-urlencoded`, as `URLSearchParams` writes it.
+fn form_encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

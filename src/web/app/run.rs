@@ -1,0 +1,179 @@
+//! The run's life cycle: start, run (or wait for a file), supersede, cancel, finish or fail;
+//! and the two file inputs.
+
+use super::{CorpusData, Effect, FileSlot, Form, Job, Model, Slot, SourceKind, Status, MAX_FILE_BYTES};
+use crate::corpus::InputFormat;
+use crate::web::protocol::{LearnedTable, Request, Source};
+use crate::web::url::PageState;
+use crate::web::view::charts::MapView;
+
+/// An error shown under the controls (the results on screen stay).
+pub(super) fn failed(message: String) -> Vec<Effect> {
+    vec![Effect::Status(Status::Error, format!("error: {message}")), Effect::Error(Some(message))]
+}
+
+pub(super) fn start(m: &mut Model, state: PageState) -> Vec<Effect> {
+    m.view.shepard = state.shepard.clone();
+    m.view.map = match state.map3d {
+        Some((yaw, pitch)) => MapView { three_d: true, yaw, pitch },
+        None => MapView::default(),
+    };
+    let form = Form::from_state(&state);
+    m.shown = state;
+    vec![Effect::ShowForm(Box::new(form), m.view.map)]
+}
+
+/// The corpus the form names, or why there is none yet (`Err(None)`: wait for a file).
+fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, CorpusData), Option<String>> {
+    let lossy = form.file.lossy;
+    match form.source {
+        SourceKind::Synthetic => Ok((Source::Synthetic(st.synth.clone()), CorpusData::None)),
+        SourceKind::Genesis => Ok((Source::Genesis, CorpusData::None)),
+        SourceKind::Paste if form.paste.trim().is_empty() => {
+            Err(Some("the paste box is empty: paste one sequence per line, or choose a built-in corpus".into()))
+        }
+        SourceKind::Paste => Ok((
+            Source::Bytes { name: String::new(), format: InputFormat::Text, lossy },
+            CorpusData::Text(form.paste.clone()),
+        )),
+        SourceKind::File => match &m.corpus_file {
+            FileSlot::Empty => Err(Some("no file chosen: pick a file with the button or drop one on the box".into())),
+            FileSlot::Reading(_) => Err(None),
+            FileSlot::Loaded(name) => Ok((
+                Source::Bytes { name: name.clone(), format: form.file.input_format(name), lossy },
+                CorpusData::File,
+            )),
+        },
+    }
+}
+
+pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
+    m.waiting = None;
+    let mut fx = vec![Effect::Error(None)];
+    let st = match form.page_state() {
+        Ok(st) => st,
+        Err(e) => return [fx, failed(e)].concat(),
+    };
+    let reading = match (&m.corpus_file, &m.learned_file) {
+        (FileSlot::Reading(name), _) if form.source == SourceKind::File => Some(name.clone()),
+        (_, FileSlot::Reading(name)) => Some(name.clone()),
+        _ => None,
+    };
+    if let Some(name) = reading {
+        m.waiting = Some((form, at));
+        fx.push(Effect::Status(Status::Running, format!("waiting for {name} to be read; the run starts then")));
+        return fx;
+    }
+    let (source, corpus) = match corpus(m, &form, &st) {
+        Ok(c) => c,
+        Err(e) => return [fx, failed(e.unwrap_or_default())].concat(),
+    };
+    let learned = match &m.learned_file {
+        FileSlot::Loaded(name) => Some(LearnedTable {
+            name: name.clone(),
+            tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
+        }),
+        _ => None,
+    };
+    m.last_id += 1;
+    let id = m.last_id;
+    if m.running.replace(id).is_some() {
+        // A new run supersedes the old one: its worker is stopped mid-computation.
+        m.worker_ready = false;
+        fx.push(Effect::RestartWorker);
+    }
+    m.started = at;
+    m.shown = st.clone();
+    let job = Job { learned: learned.is_some(), request: Request { id, source, params: st.params, learned }, corpus };
+    fx.extend([
+        Effect::Progress(0.0),
+        Effect::Estimate(String::new()),
+        Effect::Status(Status::Running, "running: starting".into()),
+        Effect::CancelEnabled(true),
+        Effect::WriteUrl(m.link()),
+    ]);
+    if m.worker_ready {
+        fx.push(Effect::Post(Box::new(job)));
+    } else {
+        m.queued = Some(job);
+    }
+    fx
+}
+
+pub(super) fn cancel(m: &mut Model) -> Vec<Effect> {
+    let waiting = m.waiting.take().is_some();
+    let mut fx = Vec::new();
+    if m.running.take().is_some() {
+        m.last_id += 1;
+        m.worker_ready = false;
+        m.queued = None;
+        fx.push(Effect::RestartWorker);
+    }
+    if !fx.is_empty() || waiting {
+        fx.extend([
+            Effect::Progress(0.0),
+            Effect::Status(Status::Idle, "cancelled — the previous results are kept".into()),
+        ]);
+    }
+    fx.push(Effect::CancelEnabled(false));
+    fx
+}
+
+pub(super) fn worker_died(m: &mut Model, message: &str) -> Vec<Effect> {
+    m.worker_ready = false;
+    m.queued = None;
+    let mut fx = vec![Effect::RestartWorker];
+    if m.running.take().is_some() {
+        fx.push(Effect::CancelEnabled(false));
+        fx.extend(failed(format!(
+            "the computation failed ({message}); it may have run out of memory — try a smaller max_len or top_k. Earlier results are kept."
+        )));
+    }
+    fx
+}
+
+fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
+    match slot {
+        Slot::Corpus => &mut m.corpus_file,
+        Slot::Learned => &mut m.learned_file,
+    }
+}
+
+pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) -> Vec<Effect> {
+    if size > MAX_FILE_BYTES {
+        return failed(format!(
+            "{name} is {:.0} MB: too large to analyse in the browser (limit {:.0} MB); use the posgeo command line",
+            size / 1e6,
+            MAX_FILE_BYTES / 1e6
+        ));
+    }
+    let info = Effect::FileInfo(slot, format!("reading {name}…"));
+    *slot_mut(m, slot) = FileSlot::Reading(name);
+    let mut fx = vec![info, Effect::ReadFile(slot)];
+    if slot == Slot::Corpus {
+        fx.push(Effect::SelectSource(SourceKind::File));
+    }
+    fx
+}
+
+pub(super) fn file_loaded(m: &mut Model, slot: Slot, name: String, size: f64, detail: &str) -> Vec<Effect> {
+    let mb = size / 1e6;
+    let info = match slot {
+        Slot::Corpus => format!("{name} — {mb:.2} MB"),
+        Slot::Learned => format!("{name} — {mb:.2} MB, {detail}; compared as `learned` in the next run"),
+    };
+    *slot_mut(m, slot) = FileSlot::Loaded(name);
+    let mut fx = vec![Effect::FileInfo(slot, info)];
+    if let Some((form, at)) = m.waiting.take() {
+        fx.extend(run(m, form, at));
+    }
+    fx
+}
+
+pub(super) fn file_unreadable(m: &mut Model, slot: Slot, name: &str) -> Vec<Effect> {
+    *slot_mut(m, slot) = FileSlot::Empty;
+    m.waiting = None;
+    let mut fx = vec![Effect::FileInfo(slot, String::new())];
+    fx.extend(failed(format!("cannot read {name}")));
+    fx
+}

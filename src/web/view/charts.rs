@@ -1,0 +1,157 @@
+//! The page's charts as an enum, and one drawing function for all of them, generic over the
+//! backend: the canvas on the page, SVG for downloads and native tests.
+
+use crate::charts::{self, Frame, View3d};
+use crate::web::app::View;
+use crate::web::protocol::Payload;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// The heatmap's SVG export draws at most this many blocks per side (block means).
+pub const SVG_HEATMAP_BLOCKS: usize = 128;
+
+/// Every chart of the dashboard, in page order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChartKind {
+    /// Stress per encoding.
+    Stress,
+    /// The distance matrix.
+    Heatmap,
+    /// Eigenvalues of B.
+    Spectrum,
+    /// The PMDS map (2-D or 3-D).
+    Map,
+    /// The Shepard diagram of one encoding.
+    Shepard,
+    /// Stress against the rank of low-rank PMDS.
+    Rank,
+    /// Monotonicity violation rates.
+    Monotonicity,
+    /// Support per position.
+    Support,
+}
+
+impl ChartKind {
+    /// Every chart, in page order (the order they are drawn in).
+    pub const ALL: [ChartKind; 8] = [
+        ChartKind::Stress,
+        ChartKind::Heatmap,
+        ChartKind::Spectrum,
+        ChartKind::Map,
+        ChartKind::Shepard,
+        ChartKind::Rank,
+        ChartKind::Monotonicity,
+        ChartKind::Support,
+    ];
+
+    /// The name in element ids (`chart-<name>`, `readout-<name>`), buttons and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChartKind::Stress => "stress",
+            ChartKind::Heatmap => "heatmap",
+            ChartKind::Spectrum => "spectrum",
+            ChartKind::Map => "map",
+            ChartKind::Shepard => "shepard",
+            ChartKind::Rank => "rank",
+            ChartKind::Monotonicity => "monotonicity",
+            ChartKind::Support => "support",
+        }
+    }
+
+    /// Parses [`ChartKind::name`].
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// The PMDS map's view: 2-D, or 3-D turned by `yaw` and tilted by `pitch` (degrees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapView {
+    /// 3-D on.
+    pub three_d: bool,
+    /// Turn, −180..180.
+    pub yaw: i32,
+    /// Tilt, −90..90.
+    pub pitch: i32,
+}
+
+impl Default for MapView {
+    fn default() -> Self {
+        MapView { three_d: false, yaw: 34, pitch: 20 }
+    }
+}
+
+impl MapView {
+    /// The projection angles.
+    pub fn angles(self) -> View3d {
+        View3d { yaw: f64::from(self.yaw).to_radians(), pitch: f64::from(self.pitch).to_radians() }
+    }
+}
+
+impl View {
+    /// The encoding the Shepard diagram shows: the chosen one if the results have it.
+    pub fn shepard_for<'a>(&'a self, p: &'a Payload) -> &'a str {
+        match &self.shepard {
+            Some(s) if p.report.encodings.contains_key(s) => s,
+            _ => "sinusoidal",
+        }
+    }
+}
+
+/// What drawing a chart leaves for hover read-outs: its frame, and for the 3-D map the pixel
+/// of every position.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Drawn {
+    /// Pixel ↔ data mapping of the plotting area.
+    pub frame: Frame,
+    /// The 3-D map's points in pixels (empty otherwise).
+    pub pixels: Vec<(i32, i32)>,
+}
+
+/// Draws one chart. On canvas (`svg` = false) the heatmap's cells are left to the caller's
+/// bitmap; for SVG they are drawn as at most [`SVG_HEATMAP_BLOCKS`]² rectangles.
+pub fn draw_on<DB: DrawingBackend>(
+    kind: ChartKind,
+    root: &DrawingArea<DB, Shift>,
+    p: &Payload,
+    view: &View,
+    svg: bool,
+) -> Result<Drawn, String> {
+    let r = &p.report;
+    let frame = match kind {
+        ChartKind::Stress => charts::stress_bars(root, r)?,
+        ChartKind::Heatmap => {
+            let m = r.matrix.values().next().map(Vec::as_slice).unwrap_or(&[]);
+            charts::heatmap(root, m, &r.metric, svg, SVG_HEATMAP_BLOCKS)?
+        }
+        ChartKind::Spectrum => charts::spectrum(root, r)?,
+        ChartKind::Map if view.map.three_d => {
+            let pixels = charts::pmds_map_3d(root, &r.pmds_coordinates, view.map.angles())?;
+            // Hover on the 3-D map works in pixels: an identity frame over the whole area.
+            let (w, h) = root.dim_in_pixel();
+            let (w, h) = (w as i32, h as i32);
+            let frame = Frame { px: (0, w), py: (0, h), x: (0.0, f64::from(w)), y: (f64::from(h), 0.0), log_y: false };
+            return Ok(Drawn { frame, pixels });
+        }
+        ChartKind::Map => charts::pmds_map(root, &r.pmds_coordinates)?,
+        ChartKind::Shepard => {
+            let name = view.shepard_for(p);
+            charts::shepard(root, name, p.shepard.get(name).map(Vec::as_slice).unwrap_or(&[]))?
+        }
+        ChartKind::Rank => charts::rank_curve(root, r)?,
+        ChartKind::Monotonicity => charts::monotonicity(root, r)?,
+        ChartKind::Support => charts::support(root, r)?,
+    };
+    Ok(Drawn { frame, pixels: Vec::new() })
+}
+
+/// A chart as an SVG document of `size` pixels.
+pub fn svg(kind: ChartKind, p: &Payload, view: &View, size: (u32, u32)) -> Result<String, String> {
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, size).into_drawing_area();
+        draw_on(kind, &root, p, view, true)?;
+        root.present().map_err(|e| format!("drawing failed: {e:?}"))?;
+    }
+    Ok(s)
+}
