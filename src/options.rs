@@ -175,7 +175,7 @@ impl Domain {
             Domain::Int { min, max: Some(max), .. } => format!("must be between {min} and {max}"),
             Domain::Int { min, even: true, .. } => format!("must be an even number ≥ {min}"),
             Domain::Int { min, .. } | Domain::OptInt { min, .. } => format!("must be at least {min}"),
-            Domain::Real { lo, lo_open: true, hi: None } if lo == 0.0 => "must be a positive number".into(),
+            Domain::Real { lo: 0.0, lo_open: true, hi: None } => "must be a positive number".into(),
             Domain::Real { lo, lo_open: false, hi: None } => format!("must be a finite number ≥ {lo}"),
             Domain::Real { lo, lo_open, hi } => {
                 let (h, h_open) = hi.unwrap_or((f64::INFINITY, true));

@@ -1,6 +1,7 @@
 //! The command line as a user runs it: good inputs in every format, and bad inputs that
 //! must each give their own message and a non-zero exit code — never a panic.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -1,5 +1,6 @@
 //! Mathematical properties of the pipeline, on random corpora (proptest) and known cases.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
 use posgeo::analysis::{analyze, Analysis, AnalysisParams};
 use posgeo::corpus::tokenize::TokenizerKind;

@@ -1,6 +1,7 @@
 //! The numeric core and the web glue, run in headless Chromium (wasm-bindgen-test):
 //! the browser must compute what the CLI computes.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
 use posgeo::analysis::{analyze, AnalysisParams};
 use posgeo::corpus::tokenize::TokenizerKind;

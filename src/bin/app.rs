@@ -1,5 +1,5 @@
 //! The page binary (built by Trunk from `www/index.html`).
 fn main() {
     #[cfg(target_arch = "wasm32")]
-    posgeo::web::page::start();
+    posgeo::web::dom::start();
 }

@@ -37,9 +37,18 @@ impl Column {
         Column::Monotonicity,
     ];
 
-    /// The `data-sort` key (the report's field name).
+    /// The `data-sort` key of its header (the report's field name; `name` for the encoding).
     pub fn key(self) -> &'static str {
-        crate::report::STRESS_COLUMNS[Self::ALL.iter().position(|&c| c == self).unwrap_or(0)]
+        match self {
+            Column::Name => "name",
+            Column::Dim => "dim",
+            Column::Parameters => "parameters",
+            Column::RawStress => "raw_stress",
+            Column::ScaledStress => "scaled_stress",
+            Column::Scale => "scale",
+            Column::Spearman => "spearman",
+            Column::Monotonicity => "monotonicity_violation_rate",
+        }
     }
 
     /// Parses [`Column::key`].
@@ -121,4 +130,17 @@ pub fn rows(r: &Report, sort: Sort) -> Vec<Row> {
             Some(Row { dim: e.dim.to_string(), parameters: e.parameters.to_string(), name, cells })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every sortable header of the page names a column, and every column has its header.
+    #[test]
+    fn the_page_headers_are_the_columns() {
+        let html = include_str!("../../../www/index.html");
+        let keys: Vec<&str> = html.split("data-sort=\"").skip(1).filter_map(|s| s.split('"').next()).collect();
+        assert_eq!(keys, Column::ALL.map(Column::key));
+    }
 }

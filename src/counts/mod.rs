@@ -19,8 +19,11 @@
 use crate::corpus::tokenize::Tokenizer;
 use crate::corpus::Corpus;
 use crate::error::{PosgeoError, Result};
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use tally::{PairCounts, Tallies};
+
+mod tally;
+mod vocabulary;
 
 /// The padding token of mode `pad`.
 pub const PAD: &str = "<pad>";
@@ -90,157 +93,25 @@ pub struct PositionalCounts {
     pub tokens: u64,
 }
 
-/// Tokens buffered before a sort-and-merge into the running (position, type) counts.
-const CHUNK: usize = 1 << 22;
-
-/// Sorted, run-length counts of (position << 32 | type id) keys: memory proportional to the
-/// distinct (position, type) pairs plus one chunk of keys.
-#[derive(Default)]
-struct PairCounts {
-    merged: Vec<(u64, u64)>,
-    buffer: Vec<u64>,
-}
-
-impl PairCounts {
-    fn push(&mut self, pos: usize, id: u32) {
-        self.buffer.push((pos as u64) << 32 | id as u64);
-        if self.buffer.len() >= CHUNK {
-            self.flush();
-        }
+/// N_i for every position below the cap (`support_all`), and the number of sequences longer
+/// than i for i ≤ cap (suffix sums of a length histogram).
+fn support(lengths: &[u32], params: &CountParams) -> (Vec<u64>, Vec<u64>) {
+    let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
+    let cap = longest.min(params.max_len);
+    let mut longer_than = vec![0u64; cap + 1];
+    for &l in lengths {
+        longer_than[(l as usize).min(cap)] += 1;
     }
-
-    fn flush(&mut self) {
-        self.buffer.sort_unstable();
-        let mut runs: Vec<(u64, u64)> = Vec::new();
-        for &k in &self.buffer {
-            match runs.last_mut() {
-                Some((key, c)) if *key == k => *c += 1,
-                _ => runs.push((k, 1)),
-            }
-        }
-        self.buffer.clear();
-        self.merge(runs);
+    for i in (0..cap).rev() {
+        longer_than[i] += longer_than[i + 1];
     }
-
-    /// Merges sorted runs with distinct keys into the running counts.
-    fn merge(&mut self, runs: Vec<(u64, u64)>) {
-        if self.merged.is_empty() {
-            self.merged = runs;
-            return;
-        }
-        let old = std::mem::take(&mut self.merged);
-        let mut out = Vec::with_capacity(old.len() + runs.len());
-        let (mut a, mut b) = (0, 0);
-        while a < old.len() && b < runs.len() {
-            match old[a].0.cmp(&runs[b].0) {
-                std::cmp::Ordering::Less => {
-                    out.push(old[a]);
-                    a += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    out.push(runs[b]);
-                    b += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    out.push((old[a].0, old[a].1 + runs[b].1));
-                    a += 1;
-                    b += 1;
-                }
-            }
-        }
-        out.extend_from_slice(&old[a..]);
-        out.extend_from_slice(&runs[b..]);
-        self.merged = out;
-    }
-
-    /// Rows (type id, count) for positions 0..n, each sorted by id.
-    fn rows(mut self, n: usize) -> Vec<Vec<(u32, u64)>> {
-        self.flush();
-        let mut rows = vec![Vec::new(); n];
-        for (key, c) in self.merged {
-            let pos = (key >> 32) as usize;
-            if pos >= n {
-                break;
-            }
-            rows[pos].push((key as u32, c));
-        }
-        rows
-    }
-}
-
-/// One reader's tallies over a contiguous run of sequences.
-#[derive(Default)]
-struct Tallies {
-    /// Keys up to 24 bytes live inline in the table: one cache line per lookup.
-    interner: FxHashMap<compact_str::CompactString, u32>,
-    types: Vec<String>,
-    /// Per type, its occurrences (sequence, position) with strictly decreasing positions:
-    /// the first occurrence among positions < n is the first entry with position < n.
-    firsts: Vec<Vec<(u32, u32)>>,
-    /// The last position pushed to `firsts[id]` (flat, so the common case is one load).
-    lowest: Vec<u32>,
-    pairs: PairCounts,
-    lengths: Vec<u32>,
-}
-
-impl Tallies {
-    fn id(&mut self, tok: &str) -> u32 {
-        match self.interner.get(tok) {
-            Some(&id) => id,
-            None => {
-                let id = self.types.len() as u32;
-                self.interner.insert(tok.into(), id);
-                self.types.push(tok.to_string());
-                self.firsts.push(Vec::new());
-                self.lowest.push(u32::MAX);
-                id
-            }
-        }
-    }
-
-    /// Reads sequences numbered from `offset`.
-    fn read(&mut self, seqs: &[String], offset: usize, params: &CountParams, progress: &mut dyn FnMut(f64)) {
-        let total = seqs.len().max(1);
-        for (k, seq) in seqs.iter().enumerate() {
-            let s = (offset + k) as u32;
-            let mut pos = 0usize;
-            params.tokenizer.for_each_token(seq, params.max_len, |tok| {
-                let id = self.id(tok) as usize;
-                if (pos as u32) < self.lowest[id] {
-                    self.lowest[id] = pos as u32;
-                    self.firsts[id].push((s, pos as u32));
-                }
-                self.pairs.push(pos, id as u32);
-                pos += 1;
-            });
-            self.lengths.push(pos as u32);
-            if k % 4096 == 4095 {
-                progress(k as f64 / total as f64);
-            }
-        }
-    }
-
-    /// Appends the tallies of the sequences that follow this reader's.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    fn absorb(&mut self, mut other: Tallies) {
-        other.pairs.flush();
-        let mut remap = Vec::with_capacity(other.types.len());
-        for (local, name) in other.types.iter().enumerate() {
-            let g = self.id(name) as usize;
-            // Later sequences' occurrences come after ours: "first entry with position < n"
-            // still finds the earliest one.
-            let later = std::mem::take(&mut other.firsts[local]);
-            self.firsts[g].extend(later);
-            self.lowest[g] = self.lowest[g].min(other.lowest[local]);
-            remap.push(g as u64);
-        }
-        let mut runs: Vec<(u64, u64)> =
-            other.pairs.merged.iter().map(|&(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
-        runs.sort_unstable();
-        self.pairs.flush();
-        self.pairs.merge(runs);
-        self.lengths.extend(other.lengths);
-    }
+    let support_all = (0..cap)
+        .map(|i| match params.mode {
+            Mode::Condition => longer_than[i + 1],
+            Mode::Pad => lengths.len() as u64,
+        })
+        .collect();
+    (support_all, longer_than)
 }
 
 /// Corpora with at least this many sequences are read by two threads (native builds).
@@ -294,31 +165,14 @@ impl PositionalCounts {
         params: &CountParams,
     ) -> Result<Self> {
         let sequences = lengths.len();
-        let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
-        let cap = longest.min(params.max_len);
-        // N_i in condition mode: sequences longer than i (suffix sums of a length histogram).
-        let mut longer_than = vec![0u64; cap + 1];
-        for &l in lengths {
-            longer_than[(l as usize).min(cap)] += 1;
-        }
-        for i in (0..cap).rev() {
-            longer_than[i] += longer_than[i + 1];
-        }
-        let support_all: Vec<u64> = (0..cap)
-            .map(|i| match params.mode {
-                Mode::Condition => longer_than[i + 1],
-                Mode::Pad => sequences as u64,
-            })
-            .collect();
+        let (support_all, longer_than) = support(lengths, params);
         let n = support_all.iter().take_while(|&&s| s >= params.min_support as u64).count();
         if n < 2 {
             return Err(PosgeoError::TooFewPositions { n, min_support: params.min_support, max_len: params.max_len });
         }
         let mut raw_rows = pairs.rows(n);
-
         // First occurrence (sequence, position) of each type among positions < n.
         let pad_id = types.len() as u32;
-        let n_types = types.len() + 1;
         let mut first: Vec<(u32, u32)> = firsts
             .iter()
             .map(|f| f.iter().find(|&&(_, p)| (p as usize) < n).copied().unwrap_or((u32::MAX, u32::MAX)))
@@ -337,69 +191,9 @@ impl PositionalCounts {
                 }
             }
         }
-
-        // Frequencies over positions < n.
-        let mut freq = vec![0u64; n_types];
-        for row in &raw_rows {
-            for &(id, c) in row {
-                freq[id as usize] += c;
-            }
-        }
-        let mut seen: Vec<u32> = (0..n_types as u32).filter(|&id| freq[id as usize] > 0).collect();
-        seen.sort_by_key(|&id| first[id as usize]);
-        let name = |id: u32| -> String {
-            if id == pad_id {
-                PAD.to_string()
-            } else {
-                types[id as usize].clone()
-            }
-        };
-
-        // New ids: first-occurrence order, or top_k by frequency with `<other>` last.
-        let mut remap = vec![u32::MAX; n_types];
-        let mut vocab: Vec<String> = Vec::new();
-        let keep: Vec<u32> = match params.top_k {
-            Some(k) if k < seen.len() => {
-                let mut by_freq = seen.clone();
-                by_freq.sort_by_key(|&id| (std::cmp::Reverse(freq[id as usize]), first[id as usize]));
-                let mut kept: Vec<u32> = by_freq[..k].to_vec();
-                kept.sort_by_key(|&id| first[id as usize]);
-                kept
-            }
-            _ => seen.clone(),
-        };
-        for &id in &keep {
-            remap[id as usize] = vocab.len() as u32;
-            vocab.push(name(id));
-        }
-        if keep.len() < seen.len() {
-            let other = vocab.len() as u32;
-            vocab.push(OTHER.to_string());
-            for &id in &seen {
-                if remap[id as usize] == u32::MAX {
-                    remap[id as usize] = other;
-                }
-            }
-        }
-
-        let mut tokens = 0;
-        let rows: Vec<Vec<(u32, u64)>> = raw_rows
-            .into_iter()
-            .map(|raw| {
-                let mut row: Vec<(u32, u64)> = raw.into_iter().map(|(id, c)| (remap[id as usize], c)).collect();
-                row.sort_unstable_by_key(|&(id, _)| id);
-                row.dedup_by(|b, a| {
-                    if a.0 == b.0 {
-                        a.1 += b.1;
-                        true
-                    } else {
-                        false
-                    }
-                });
-                tokens += row.iter().map(|&(_, c)| c).sum::<u64>();
-                row
-            })
-            .collect();
+        let name = |id: u32| if id == pad_id { PAD.to_string() } else { types[id as usize].clone() };
+        let (vocab, remap) = vocabulary::vocabulary(&raw_rows, &first, params.top_k, name);
+        let (rows, tokens) = vocabulary::renumber(raw_rows, &remap);
         Ok(PositionalCounts { sequences, n, vocab, rows, support_all, tokens })
     }
 

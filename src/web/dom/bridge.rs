@@ -1,0 +1,95 @@
+//! The Web Worker bridge: starts the worker, posts jobs with their bytes, and turns what the
+//! worker says (or its death) into messages. The wire format is `web::protocol`'s.
+
+use super::{now, runtime};
+use crate::web::app::{CorpusData, Job, Msg};
+use crate::web::protocol::{Bulk, Response};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// Terminates the worker (if any) and starts a fresh one; it says `Ready` when it is up.
+pub fn restart() {
+    if let Some(Some(w)) = runtime::with(|rt| rt.worker.take()) {
+        w.terminate();
+    }
+    let opts = WorkerOptions::new();
+    opts.set_type(WorkerType::Module);
+    let worker = match Worker::new_with_options("./worker_loader.js", &opts) {
+        Ok(w) => w,
+        Err(e) => {
+            let msg = Msg::Worker {
+                response: Response::Error { id: 0, message: format!("cannot start the worker: {e:?}") },
+                at: now(),
+            };
+            return runtime::dispatch(msg);
+        }
+    };
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| received(&e.data()));
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    let onerror = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(|e: web_sys::ErrorEvent| {
+        e.prevent_default();
+        runtime::dispatch(Msg::WorkerDied(e.message()));
+    });
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    onerror.forget();
+    runtime::with(|rt| rt.worker = Some(worker));
+}
+
+/// A worker message: a JSON string, or a `Done` with its bulky numbers beside it.
+fn received(data: &JsValue) {
+    let (json, bulk) = match data.as_string() {
+        Some(s) => (s, None),
+        None => match js_sys::Reflect::get(data, &"json".into()).ok().and_then(|v| v.as_string()) {
+            Some(s) => (s, Some(bulk_of(data))),
+            None => return,
+        },
+    };
+    let Ok(mut response) = serde_json::from_str::<Response>(&json) else { return };
+    if let (Response::Done { payload, .. }, Some(bulk)) = (&mut response, bulk) {
+        payload.restore_bulk(bulk);
+    }
+    runtime::dispatch(Msg::Worker { response, at: now() });
+}
+
+/// The typed arrays transferred beside a `Done` (missing ones are left empty).
+fn bulk_of(data: &JsValue) -> Bulk {
+    let get = |key: &str| js_sys::Reflect::get(data, &key.into()).ok();
+    let f64s = |key: &str| get(key).and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok()).map(|a| a.to_vec());
+    let header = get("header").and_then(|v| v.as_string()).and_then(|h| serde_json::from_str(&h).ok());
+    Bulk {
+        header: header.unwrap_or_default(),
+        matrix: f64s("matrix").unwrap_or_default(),
+        coords: f64s("coords").unwrap_or_default(),
+        shepard: get("shepard")
+            .and_then(|v| v.dyn_into::<js_sys::Float32Array>().ok())
+            .map(|a| a.to_vec())
+            .unwrap_or_default(),
+    }
+}
+
+/// Posts a job: `{ request, bytes, learned_bytes }` (see `web::protocol`).
+pub fn post(job: &Job) {
+    let Some((worker, corpus, learned)) =
+        runtime::with(|rt| (rt.worker.clone(), rt.corpus.bytes.clone(), rt.learned.bytes.clone()))
+    else {
+        return;
+    };
+    let Some(worker) = worker else { return };
+    let msg = js_sys::Object::new();
+    let json = serde_json::to_string(&job.request).unwrap_or_default();
+    js_sys::Reflect::set(&msg, &"request".into(), &JsValue::from_str(&json)).ok();
+    let bytes = match &job.corpus {
+        CorpusData::None => None,
+        CorpusData::Text(t) => Some(js_sys::Uint8Array::from(t.as_bytes())),
+        CorpusData::File => corpus,
+    };
+    if let Some(b) = bytes {
+        js_sys::Reflect::set(&msg, &"bytes".into(), &b).ok();
+    }
+    if let (true, Some(b)) = (job.learned, learned) {
+        js_sys::Reflect::set(&msg, &"learned_bytes".into(), &b).ok();
+    }
+    worker.post_message(&msg).ok();
+}

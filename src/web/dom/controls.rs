@@ -1,0 +1,175 @@
+//! The option controls: built at start from the option tables (`posgeo::options`), so the
+//! form has exactly the declared options with their labels, help, ranges and choices; read
+//! into a [`Form`] when Run is pressed; set from a [`Form`] when a link opens the page.
+
+use super::elements::Elements;
+use super::{make, runtime};
+use crate::options::{Domain, OptSpec, ANALYSIS, SYNTH};
+use crate::web::app::{FileOptions, Form, SourceKind};
+use crate::web::view::charts::MapView;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
+
+fn option_el(value: &str, label: &str) -> Option<Element> {
+    let o = make("option", label)?;
+    o.set_attribute("value", value).ok()?;
+    Some(o)
+}
+
+/// The control of one option (not yet in the page).
+fn control<T>(o: &OptSpec<T>) -> Option<Element> {
+    let el = match o.domain {
+        Domain::Choice(choices) => {
+            let s = make("select", "")?;
+            for c in choices {
+                let o = option_el(c.value, c.label)?;
+                s.append_child(&o).ok()?;
+            }
+            s
+        }
+        Domain::Tristate => {
+            let s = make("select", "")?;
+            for (v, l) in [("", "default"), ("true", "on"), ("false", "off")] {
+                let o = option_el(v, l)?;
+                s.append_child(&o).ok()?;
+            }
+            s
+        }
+        Domain::Switch => {
+            let i = make("input", "")?;
+            i.set_attribute("type", "checkbox").ok()?;
+            i
+        }
+        Domain::Int { min, .. } | Domain::OptInt { min, .. } => {
+            let even = matches!(o.domain, Domain::Int { even: true, .. });
+            let i = make("input", "")?;
+            i.set_attribute("type", "number").ok()?;
+            i.set_attribute("min", &min.to_string()).ok()?;
+            if even {
+                i.set_attribute("step", "2").ok()?;
+            }
+            if let Domain::OptInt { empty, .. } = o.domain {
+                i.set_attribute("placeholder", empty).ok()?;
+            }
+            i
+        }
+        Domain::Real { lo, hi, .. } => {
+            let i = make("input", "")?;
+            i.set_attribute("type", "number").ok()?;
+            i.set_attribute("step", "any").ok()?;
+            i.set_attribute("min", &lo.to_string()).ok()?;
+            if let Some((h, _)) = hi {
+                i.set_attribute("max", &h.to_string()).ok()?;
+            }
+            i
+        }
+    };
+    el.set_id(o.control);
+    el.set_attribute("title", o.help).ok()?;
+    Some(el)
+}
+
+/// Builds one table's label + control pairs into `container`; returns (control id, element).
+fn build_table<T>(container: &Element, table: &[OptSpec<T>]) -> Vec<(&'static str, Element)> {
+    let mut out = Vec::new();
+    for o in table {
+        let (Some(label), Some(help), Some(c)) =
+            (make("label", &format!("{} ", o.label)), make("span", o.help), control(o))
+        else {
+            continue;
+        };
+        help.set_class_name("help");
+        label.set_attribute("for", o.control).ok();
+        label.append_child(&help).ok();
+        container.append_child(&label).ok();
+        container.append_child(&c).ok();
+        out.push((o.control, c));
+    }
+    out
+}
+
+/// Builds every option control (synthetic corpus, then analysis).
+pub fn build(els: &Elements) -> Vec<(&'static str, Element)> {
+    let mut all = build_table(&els.synth_box, SYNTH);
+    all.extend(build_table(&els.options_box, ANALYSIS));
+    all
+}
+
+/// The text of an input or select (checkboxes: "true"/"false").
+fn text_of(e: &Element) -> String {
+    if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
+        if i.type_() == "checkbox" {
+            i.checked().to_string()
+        } else {
+            i.value()
+        }
+    } else if let Some(s) = e.dyn_ref::<HtmlSelectElement>() {
+        s.value()
+    } else {
+        String::new()
+    }
+}
+
+fn set_text_of(e: &Element, v: &str) {
+    if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
+        if i.type_() == "checkbox" {
+            i.set_checked(v == "true");
+        } else {
+            i.set_value(v);
+        }
+    } else if let Some(s) = e.dyn_ref::<HtmlSelectElement>() {
+        s.set_value(v);
+    }
+}
+
+/// The form as it stands.
+pub fn read_form() -> Form {
+    runtime::with(|rt| {
+        let els = &rt.els;
+        let source = els.sources.iter().find(|(_, r)| r.checked()).map_or(SourceKind::Synthetic, |(s, _)| *s);
+        Form {
+            source,
+            values: rt.controls.iter().map(|(id, e)| (*id, text_of(e))).collect(),
+            paste: els.corpus_input.value(),
+            file: FileOptions {
+                format: els.file_format.value(),
+                column: els.file_column.value(),
+                field: els.file_field.value(),
+                lossy: els.file_lossy.checked(),
+            },
+            learned_tensor: els.learned_tensor.value(),
+        }
+    })
+    .unwrap_or_default()
+}
+
+/// Puts the controls at the form's values and the map's controls at `map`.
+pub fn show_form(rt: &runtime::Runtime, form: &Form, map: MapView) {
+    for (id, e) in &rt.controls {
+        if let Some(v) = form.values.get(id) {
+            set_text_of(e, v);
+        }
+    }
+    select_source(rt, form.source);
+    show_map(rt, map);
+}
+
+/// Checks one corpus radio button.
+pub fn select_source(rt: &runtime::Runtime, source: SourceKind) {
+    for (s, radio) in &rt.els.sources {
+        radio.set_checked(*s == source);
+    }
+}
+
+/// Sets the map's switch and sliders.
+pub fn show_map(rt: &runtime::Runtime, map: MapView) {
+    rt.els.map_3d.set_checked(map.three_d);
+    rt.els.map_yaw.set_value(&map.yaw.to_string());
+    rt.els.map_pitch.set_value(&map.pitch.to_string());
+}
+
+/// The map's view as its controls say.
+pub fn read_map(els: &Elements) -> MapView {
+    let deg = |i: &HtmlInputElement| i.value().parse::<f64>().map_or(0, |v| v.round() as i32);
+    MapView { three_d: els.map_3d.checked(), yaw: deg(&els.map_yaw), pitch: deg(&els.map_pitch) }
+}

@@ -1,0 +1,151 @@
+//! Every element the page uses, looked up once at start. A missing element is one start-up
+//! error that names it (index.html and this file disagree), never a panic later.
+
+use crate::web::app::{Slot, SourceKind};
+use crate::web::view::charts::ChartKind;
+use crate::web::view::export::{Export, ImageFormat};
+use crate::web::view::table::Column;
+use wasm_bindgen::JsCast;
+use web_sys::{
+    Document, Element, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
+};
+
+/// One chart's elements.
+pub struct ChartEls {
+    /// Which chart.
+    pub kind: ChartKind,
+    /// `#chart-<name>`.
+    pub canvas: HtmlCanvasElement,
+    /// `#readout-<name>`.
+    pub readout: Element,
+}
+
+/// A file input with its info line.
+pub struct FileEls {
+    /// The `<input type=file>`.
+    pub input: HtmlInputElement,
+    /// Its status line.
+    pub info: Element,
+}
+
+/// The page's elements.
+pub struct Elements {
+    pub status: Element,
+    pub error: HtmlElement,
+    pub progress: Element,
+    pub estimate: Element,
+    pub run: Element,
+    pub cancel: Element,
+    pub share: Element,
+    pub sources: Vec<(SourceKind, HtmlInputElement)>,
+    pub synth_box: Element,
+    pub options_box: Element,
+    pub corpus_input: HtmlTextAreaElement,
+    pub drop_zone: Element,
+    pub corpus_file: FileEls,
+    pub file_format: HtmlSelectElement,
+    pub file_column: HtmlSelectElement,
+    pub file_field: HtmlInputElement,
+    pub file_lossy: HtmlInputElement,
+    pub learned_file: FileEls,
+    pub learned_tensor: HtmlSelectElement,
+    pub learned_clear: Element,
+    pub summary: Element,
+    pub table_body: Element,
+    pub sort_heads: Vec<(Column, Element)>,
+    pub shepard_select: HtmlSelectElement,
+    pub map_3d: HtmlInputElement,
+    pub map_yaw: HtmlInputElement,
+    pub map_pitch: HtmlInputElement,
+    pub charts: Vec<ChartEls>,
+    pub chart_buttons: Vec<(Export, Element)>,
+    pub export_buttons: Vec<(Export, Element)>,
+    pub position_tokens: Element,
+}
+
+fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
+    let e = doc.get_element_by_id(id).ok_or_else(|| format!("#{id}"))?;
+    e.dyn_into::<T>().map_err(|_| format!("#{id} (an element of another kind)"))
+}
+
+fn all(doc: &Document, selector: &str) -> Vec<Element> {
+    let Ok(list) = doc.query_selector_all(selector) else { return Vec::new() };
+    (0..list.length()).filter_map(|k| list.item(k)?.dyn_into::<Element>().ok()).collect()
+}
+
+impl Elements {
+    /// Looks every element up; the error names the first one missing.
+    pub fn find() -> Result<Self, String> {
+        let doc = super::document().ok_or("no document")?;
+        let d = &doc;
+        let sources =
+            SourceKind::ALL.iter().map(|&s| Ok((s, by_id(d, s.control())?))).collect::<Result<_, String>>()?;
+        let charts = ChartKind::ALL
+            .iter()
+            .map(|&kind| {
+                let canvas = by_id(d, &format!("chart-{}", kind.name()))?;
+                Ok(ChartEls { kind, canvas, readout: by_id(d, &format!("readout-{}", kind.name()))? })
+            })
+            .collect::<Result<_, String>>()?;
+        let mut sort_heads = Vec::new();
+        for th in all(d, "#stress-table th[data-sort]") {
+            let key = th.get_attribute("data-sort").unwrap_or_default();
+            sort_heads.push((Column::parse(&key).ok_or(format!("a table column {key:?} the page does not know"))?, th));
+        }
+        let mut chart_buttons = Vec::new();
+        for b in all(d, "button[data-chart]") {
+            let (chart, kind) = (b.get_attribute("data-chart").unwrap_or_default(), b.get_attribute("data-kind"));
+            let chart = ChartKind::parse(&chart).ok_or(format!("a download button for an unknown chart {chart:?}"))?;
+            let format = if kind.as_deref() == Some("svg") { ImageFormat::Svg } else { ImageFormat::Png };
+            chart_buttons.push((Export::Chart(chart, format), b));
+        }
+        let export_buttons =
+            Export::BUTTONS.iter().map(|&(e, id)| Ok((e, by_id(d, id)?))).collect::<Result<_, String>>()?;
+        Ok(Elements {
+            status: by_id(d, "status")?,
+            error: by_id(d, "error")?,
+            progress: by_id(d, "progress")?,
+            estimate: by_id(d, "estimate")?,
+            run: by_id(d, "run-button")?,
+            cancel: by_id(d, "cancel-button")?,
+            share: by_id(d, "share-link")?,
+            sources,
+            synth_box: by_id(d, "synth-options")?,
+            options_box: by_id(d, "analysis-options")?,
+            corpus_input: by_id(d, "corpus-input")?,
+            drop_zone: by_id(d, "drop-zone")?,
+            corpus_file: FileEls { input: by_id(d, "file-input")?, info: by_id(d, "file-info")? },
+            file_format: by_id(d, "file-format")?,
+            file_column: by_id(d, "file-column")?,
+            file_field: by_id(d, "file-field")?,
+            file_lossy: by_id(d, "file-lossy")?,
+            learned_file: FileEls { input: by_id(d, "learned-input")?, info: by_id(d, "learned-info")? },
+            learned_tensor: by_id(d, "learned-tensor")?,
+            learned_clear: by_id(d, "learned-clear")?,
+            summary: by_id(d, "summary")?,
+            table_body: doc.query_selector("#stress-table tbody").ok().flatten().ok_or("#stress-table tbody")?,
+            sort_heads,
+            shepard_select: by_id(d, "shepard-select")?,
+            map_3d: by_id(d, "map-3d")?,
+            map_yaw: by_id(d, "map-yaw")?,
+            map_pitch: by_id(d, "map-pitch")?,
+            charts,
+            chart_buttons,
+            export_buttons,
+            position_tokens: by_id(d, "position-tokens")?,
+        })
+    }
+
+    /// A chart's elements.
+    pub fn chart(&self, kind: ChartKind) -> Option<&ChartEls> {
+        self.charts.iter().find(|c| c.kind == kind)
+    }
+
+    /// A file input's elements.
+    pub fn file(&self, slot: Slot) -> &FileEls {
+        match slot {
+            Slot::Corpus => &self.corpus_file,
+            Slot::Learned => &self.learned_file,
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! Uploads: a chosen file is kept until the model asks to read it; once read, its bytes stay
+//! here (they never enter a link) and the column or tensor picker is filled from its head.
+
+use super::elements::Elements;
+use super::{make, runtime};
+use crate::corpus::{csv_headers, is_gzip};
+use crate::tables::{format_of, header_matrices, pick_positional, TableFormat};
+use crate::web::app::{Msg, Slot};
+use std::io::Read;
+use web_sys::HtmlSelectElement;
+
+/// The column picker reads this much of the (decompressed) file.
+const HEAD_BYTES: usize = 1 << 16;
+/// CSV columns preselected by name, in order of preference.
+const TEXT_COLUMNS: [&str; 5] = ["text", "sentence", "review", "content", "body"];
+
+/// A file was chosen in `slot` (button or drop).
+pub fn choose(slot: Slot, file: web_sys::File) {
+    let (name, size) = (file.name(), file.size());
+    runtime::with(|rt| rt.file(slot).pending = Some(file));
+    runtime::dispatch(Msg::FileChosen { slot, name, size });
+}
+
+/// Reads the file chosen in `slot` (the browser reads; the page only awaits).
+pub fn read(slot: Slot) {
+    let Some(Some(file)) = runtime::with(|rt| rt.file(slot).pending.take()) else { return };
+    let name = file.name();
+    wasm_bindgen_futures::spawn_local(async move {
+        let Ok(buf) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
+            return runtime::dispatch(Msg::FileUnreadable { slot, name });
+        };
+        let arr = js_sys::Uint8Array::new(&buf);
+        let size = f64::from(arr.length());
+        let Some(els) = runtime::els() else { return };
+        let detail = match slot {
+            Slot::Corpus => {
+                fill_columns(&els, &name, &arr);
+                String::new()
+            }
+            Slot::Learned => fill_tensors(&els, &arr),
+        };
+        runtime::with(|rt| rt.file(slot).bytes = Some(arr));
+        runtime::dispatch(Msg::FileLoaded { slot, name, size, detail });
+    });
+}
+
+/// Forgets the learned table and resets its controls.
+pub fn clear_learned(els: &Elements) {
+    runtime::with(|rt| rt.learned = runtime::FileData::default());
+    els.learned_file.input.set_value("");
+    els.learned_tensor.set_text_content(None);
+}
+
+/// Refills the column picker for the loaded corpus file (after a format change).
+pub fn refill_columns() {
+    let loaded = runtime::with(|rt| match (&rt.model.corpus_file, &rt.corpus.bytes) {
+        (crate::web::app::FileSlot::Loaded(name), Some(arr)) => Some((rt.els.clone(), name.clone(), arr.clone())),
+        _ => None,
+    });
+    if let Some(Some((els, name, arr))) = loaded {
+        fill_columns(&els, &name, &arr);
+    }
+}
+
+fn add_option(select: &HtmlSelectElement, value: &str, label: &str, selected: bool) {
+    let Some(o) = make("option", label) else { return };
+    o.set_attribute("value", value).ok();
+    if selected {
+        o.set_attribute("selected", "").ok();
+    }
+    select.append_child(&o).ok();
+}
+
+/// The first [`HEAD_BYTES`] of the (decompressed) file.
+fn head(arr: &js_sys::Uint8Array) -> Vec<u8> {
+    let raw = arr.subarray(0, arr.length().min(HEAD_BYTES as u32)).to_vec();
+    if !is_gzip(&raw) {
+        return raw;
+    }
+    let mut out = Vec::new();
+    let mut dec = flate2::read::MultiGzDecoder::new(&raw[..]);
+    let mut chunk = [0u8; 8192];
+    while out.len() < HEAD_BYTES {
+        match dec.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => out.extend_from_slice(&chunk[..k]),
+        }
+    }
+    out
+}
+
+fn fill_columns(els: &Elements, name: &str, arr: &js_sys::Uint8Array) {
+    let select = &els.file_column;
+    select.set_text_content(None);
+    let options = crate::web::app::FileOptions { format: els.file_format.value(), ..Default::default() };
+    let Some(delimiter) = options.kind(name).delimiter() else { return };
+    let Ok(headers) = csv_headers(&head(arr), delimiter) else { return };
+    let pick = headers.iter().position(|h| TEXT_COLUMNS.contains(&h.to_lowercase().as_str())).unwrap_or(0);
+    for (k, h) in headers.iter().enumerate() {
+        add_option(select, h, h, k == pick);
+    }
+}
+
+/// Fills the tensor picker from a safetensors header; says what the file is.
+fn fill_tensors(els: &Elements, arr: &js_sys::Uint8Array) -> String {
+    let len = arr.length();
+    let (matrices, what) = match format_of(&arr.subarray(0, 9.min(len)).to_vec(), len as usize) {
+        TableFormat::Safetensors { header_len } => {
+            let header = arr.subarray(8, 8 + header_len as u32).to_vec();
+            let m = header_matrices(&header).unwrap_or_default();
+            let what = format!("safetensors, {} matrices", m.len());
+            (m, what)
+        }
+        TableFormat::Npy => (Vec::new(), "NumPy array".to_string()),
+        TableFormat::Text => (Vec::new(), "text/CSV".to_string()),
+    };
+    let select = &els.learned_tensor;
+    select.set_text_content(None);
+    let found = pick_positional(&matrices);
+    for (k, (tensor, [r, c])) in matrices.iter().enumerate() {
+        add_option(select, tensor, &format!("{tensor} ({r}×{c})"), Some(k) == found);
+    }
+    what
+}

@@ -1,0 +1,102 @@
+//! Puts results on the page: the summary, the stress table, the Shepard picker, every chart
+//! (one per task, so the page never blocks for long), hover read-outs and downloads. What
+//! to show comes from `web::view`; this module only writes it into the elements.
+
+mod canvas;
+
+pub use canvas::{draw, hover};
+
+use super::{download as offer, download_url, later, make, now, runtime};
+use crate::web::app::{Effect, Msg};
+use crate::web::view::charts::ChartKind;
+use crate::web::view::export::{Export, ImageFormat};
+use crate::web::view::table;
+
+/// Everything for the results of run `id`; [`Msg::Rendered`] once the last chart is drawn.
+pub fn results(id: u32) {
+    let Some(Some((els, p, view))) =
+        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.clone())))
+    else {
+        return;
+    };
+    let r = &p.report;
+    els.summary.set_text_content(None);
+    for line in r.summary_lines() {
+        if let Some(e) = make("p", &line) {
+            els.summary.append_child(&e).ok();
+        }
+    }
+    let sel = &els.shepard_select;
+    sel.set_text_content(None);
+    for name in &r.encoding_order {
+        if let Some(o) = make("option", name) {
+            o.set_attribute("value", name).ok();
+            sel.append_child(&o).ok();
+        }
+    }
+    sel.set_value(view.shepard_for(&p));
+    table();
+    draw_from(0, id);
+}
+
+/// Draws the charts from the k-th on, one per task (the first in a task of its own too).
+fn draw_from(k: usize, id: u32) {
+    later(move || match ChartKind::ALL.get(k) {
+        Some(&kind) => {
+            draw(kind);
+            draw_from(k + 1, id);
+        }
+        None => runtime::dispatch(Msg::Rendered { id, at: now() }),
+    });
+}
+
+/// The stress table in the model's order.
+pub fn table() {
+    let Some(Some((els, p, sort))) =
+        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.sort)))
+    else {
+        return;
+    };
+    let body = &els.table_body;
+    body.set_text_content(None);
+    for row in table::rows(&p.report, sort) {
+        let Some(tr) = make("tr", "") else { continue };
+        tr.set_attribute("data-encoding", &row.name).ok();
+        for text in [&row.name, &row.dim, &row.parameters] {
+            if let Some(td) = make("td", text) {
+                tr.append_child(&td).ok();
+            }
+        }
+        for (metric, text, value) in &row.cells {
+            let Some(td) = make("td", text) else { continue };
+            td.set_attribute("data-metric", metric).ok();
+            td.set_attribute("data-value", value).ok();
+            tr.append_child(&td).ok();
+        }
+        body.append_child(&tr).ok();
+    }
+}
+
+/// Offers a download.
+pub fn download(export: Export) {
+    let Some(Some((els, p, view))) =
+        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.clone())))
+    else {
+        return;
+    };
+    let canvas = match export {
+        Export::Chart(kind, _) => els.chart(kind).map(|c| c.canvas.clone()),
+        _ => None,
+    };
+    let size = canvas.as_ref().map_or((640, 400), |c| (c.width(), c.height()));
+    match (export, export.file(&p, &view, size)) {
+        (Export::Chart(_, ImageFormat::Png), _) => {
+            if let Some(url) = canvas.and_then(|c| c.to_data_url().ok()) {
+                download_url(&export.file_name(&p), &url);
+            }
+        }
+        (_, Some(Ok(file))) => offer(&file.name, file.mime, &file.bytes),
+        (_, Some(Err(e))) => runtime::perform(Effect::Error(Some(e))),
+        (_, None) => {}
+    }
+}

@@ -1,0 +1,90 @@
+//! Event listeners: each browser event becomes one [`Msg`] (or, for hover, a read-out).
+
+use super::files::{choose, refill_columns};
+use super::render::hover;
+use super::runtime::{dispatch, els};
+use super::{controls, now, on};
+use crate::web::app::{Msg, Slot};
+use wasm_bindgen::JsCast;
+use web_sys::{DragEvent, Event, EventTarget, MouseEvent};
+
+fn target(e: &impl AsRef<EventTarget>) -> &EventTarget {
+    e.as_ref()
+}
+
+/// Installs every listener.
+pub fn wire() {
+    let Some(els) = els() else { return };
+    on(target(&els.run), "click", |_: Event| dispatch(Msg::Run { form: controls::read_form(), at: now() }));
+    on(target(&els.cancel), "click", |_: Event| dispatch(Msg::Cancel));
+    for slot in [Slot::Corpus, Slot::Learned] {
+        let input = els.file(slot).input.clone();
+        on(target(&els.file(slot).input), "change", move |_: Event| {
+            if let Some(f) = input.files().and_then(|l| l.get(0)) {
+                choose(slot, f);
+            }
+        });
+    }
+    on(target(&els.learned_clear), "click", |_: Event| dispatch(Msg::LearnedCleared));
+    wire_drop(&els.drop_zone);
+    let paste = els.sources.iter().find(|(s, _)| *s == crate::web::app::SourceKind::Paste).map(|(_, r)| r.clone());
+    on(target(&els.corpus_input), "input", move |_: Event| {
+        if let Some(r) = &paste {
+            r.set_checked(true);
+        }
+    });
+    on(target(&els.file_format), "change", |_: Event| refill_columns());
+    let select = els.shepard_select.clone();
+    on(target(&els.shepard_select), "change", move |_: Event| dispatch(Msg::ShepardPicked(select.value())));
+    for (column, th) in &els.sort_heads {
+        let column = *column;
+        on(target(th), "click", move |_: Event| dispatch(Msg::Sort(column)));
+    }
+    wire_map();
+    for c in &els.charts {
+        let kind = c.kind;
+        on(target(&c.canvas), "mousemove", move |e: MouseEvent| hover(kind, &e));
+    }
+    for (export, b) in els.chart_buttons.iter().chain(&els.export_buttons) {
+        let export = *export;
+        on(target(b), "click", move |_: Event| dispatch(Msg::Export(export)));
+    }
+}
+
+fn wire_drop(zone: &web_sys::Element) {
+    let z = zone.clone();
+    on(target(zone), "dragover", move |e: DragEvent| {
+        e.prevent_default();
+        z.class_list().add_1("over").ok();
+    });
+    let z = zone.clone();
+    on(target(zone), "dragleave", move |_: DragEvent| {
+        z.class_list().remove_1("over").ok();
+    });
+    let z = zone.clone();
+    on(target(zone), "drop", move |e: DragEvent| {
+        e.prevent_default();
+        z.class_list().remove_1("over").ok();
+        if let Some(f) = e.data_transfer().and_then(|d| d.files()).and_then(|l| l.get(0)) {
+            choose(Slot::Corpus, f);
+        }
+    });
+}
+
+/// The 3-D map: its switch and sliders redraw while they move and write the link once let
+/// go; dragging the map turns it.
+fn wire_map() {
+    let Some(els) = els() else { return };
+    for input in [&els.map_3d, &els.map_yaw, &els.map_pitch] {
+        let e2 = els.clone();
+        on(target(input), "input", move |_: Event| dispatch(Msg::MapMoved(controls::read_map(&e2))));
+        on(target(input), "change", |_: Event| dispatch(Msg::MapSettled));
+    }
+    let Some(map) = els.chart(crate::web::view::charts::ChartKind::Map) else { return };
+    let canvas: &EventTarget = map.canvas.unchecked_ref();
+    on(canvas, "mousedown", |e: MouseEvent| dispatch(Msg::DragStart { x: e.offset_x(), y: e.offset_y() }));
+    on(canvas, "mousemove", |e: MouseEvent| dispatch(Msg::DragMove { x: e.offset_x(), y: e.offset_y() }));
+    for end in ["mouseup", "mouseleave"] {
+        on(canvas, end, |_: MouseEvent| dispatch(Msg::DragEnd));
+    }
+}
