@@ -9,11 +9,14 @@
 //! ## Layers
 //! * **Numeric core** (no web dependency; native and wasm32), one module per pipeline
 //!   stage: [`corpus`] (input, [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] →
-//!   [`encodings`] → [`stress`] / [`monotonicity`]; [`analysis`] chains them; [`synth`] makes
-//!   the built-in corpus; [`tables`] reads learned position tables (text/CSV, safetensors);
-//!   [`error`] holds the one error type.
-//! * **Web shell** (`web`, wasm32 only): DOM, worker messages, files, drawing.
-//! * **Command line** (`src/bin/posgeo.rs`, native only).
+//!   [`encodings`] → [`stress`] / [`monotonicity`]; [`analysis`] chains them and [`report`]
+//!   summarises them (the JSON schema and the text both front-ends show); [`points`] is the one
+//!   configuration type; [`options`] declares every option once; [`synth`] makes the built-in
+//!   corpus; [`tables`] reads learned position tables; [`error`] holds the one error type.
+//! * **Drawing** ([`charts`]): every chart, generic over plotters' backends.
+//! * **Web shell** ([`web`]): `protocol`, `url`, `app` (the page's model and `update`) and
+//!   `view` are plain Rust, tested natively; `dom` and `worker` exist only on wasm32.
+//! * **Command line** (`src/bin/posgeo/`, native only).
 
 pub mod analysis;
 pub mod charts;

@@ -1,0 +1,108 @@
+// End-to-end tests of the page shell (issue 7): a run pressed while a file is still being
+// read waits for it; messages name the page's own controls; the option controls are built
+// from the option tables; a page missing an element says which at start.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serve, launch, settle, table } from './harness.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = process.env.POSGEO_BIN || path.join(ROOT, 'target/debug/posgeo');
+let server, url, browser;
+
+before(async () => {
+  ({ server, url } = await serve(path.join(ROOT, 'dist'), '/shell/'));
+  browser = await launch();
+});
+after(async () => { await browser?.close(); server?.close(); });
+
+async function open(base = url) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(base);
+  assert.equal(await settle(page), 'done');
+  return page;
+}
+
+const CORPUS = Array.from({ length: 40 }, (_, k) => `w${k % 3} x${k % 5} y${k % 2} z${k % 7} v${k % 4}`).join('\n');
+
+test('Run pressed while the file is still being read waits for it and runs that file', async () => {
+  const page = await open();
+  // Reading takes 1.5 s: the browser's file reading, slowed down.
+  await page.evaluate(() => {
+    const read = Blob.prototype.arrayBuffer;
+    Blob.prototype.arrayBuffer = function () { return new Promise((ok) => setTimeout(() => ok(read.call(this)), 1500)); };
+  });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-shell-')), 'slow.txt');
+  fs.writeFileSync(file, CORPUS);
+  await page.setInputFiles('#file-input', file);
+  assert.ok(await page.isChecked('#src-file'), 'choosing a file selects it as the corpus at once');
+  await page.click('#run-button');
+  const waiting = await page.$eval('#status', (s) => [s.dataset.state, s.textContent]);
+  assert.equal(waiting[0], 'running');
+  assert.match(waiting[1], /waiting for slow\.txt/);
+  assert.equal(await settle(page), 'done');
+  const want = JSON.parse(execFileSync(BIN, ['analyze', '--json'], { input: CORPUS }));
+  const shown = await table(page);
+  for (const [name, cells] of Object.entries(shown)) {
+    const v = cells.scaled_stress, w = want.encodings[name].scaled_stress;
+    assert.ok(Math.abs(v - w) <= 1e-9 * Math.max(1, Math.abs(w)), `${name}: ${v} vs ${w}`);
+  }
+  await page.close();
+});
+
+test('invalid UTF-8 names the page checkbox, not a CLI flag; ticking it works', async () => {
+  const page = await open();
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-shell-')), 'bad.txt');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(CORPUS + '\n'), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from(CORPUS)]));
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('bad.txt —'));
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  const msg = await page.$eval('#error', (e) => e.textContent);
+  assert.match(msg, /line 41: the input is not valid UTF-8/);
+  assert.match(msg, /skip invalid UTF-8 lines/);
+  assert.ok(!msg.includes('--lossy'), msg);
+  const label = await page.$eval('label[for="file-lossy"]', (l) => l.textContent);
+  assert.ok(msg.includes(label), `the message names the control "${label}"`);
+  await page.check('#file-lossy');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done');
+  await page.close();
+});
+
+test('the option controls are the declared options, with their defaults', async () => {
+  const page = await open();
+  const ids = await page.$$eval('#analysis-options [id^="opt-"]', (es) => es.map((e) => e.id));
+  assert.deepEqual(ids, ['opt-tokenizer', 'opt-lowercase', 'opt-bos', 'opt-mode', 'opt-max_len', 'opt-min_support',
+    'opt-alpha', 'opt-top_k', 'opt-metric', 'opt-tau', 'opt-energy', 'opt-d', 'opt-base', 'opt-head_dim', 'opt-slope',
+    'opt-sigma', 'opt-seed', 'opt-smacof_iter', 'opt-rank']);
+  assert.equal(await page.inputValue('#opt-max_len'), '512');
+  assert.equal(await page.inputValue('#opt-metric'), 'hellinger');
+  assert.equal(await page.inputValue('#synth-n'), '64');
+  assert.equal(await page.$eval('#opt-head_dim', (e) => e.step), '2');
+  // Every control has a label with its help line.
+  const unlabelled = await page.$$eval('#analysis-options [id], #synth-options [id]', (es) =>
+    es.filter((e) => !document.querySelector(`label[for="${e.id}"] .help`)).map((e) => e.id));
+  assert.deepEqual(unlabelled, []);
+  await page.close();
+});
+
+test('a page missing an element says which one at start', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-broken-'));
+  fs.cpSync(path.join(ROOT, 'dist'), dir, { recursive: true });
+  const html = path.join(dir, 'index.html');
+  fs.writeFileSync(html, fs.readFileSync(html, 'utf8').replace('id="estimate"', 'id="estimate-gone"'));
+  const broken = await serve(dir, '/broken/');
+  try {
+    const page = await browser.newPage();
+    await page.goto(broken.url);
+    await page.waitForSelector('#fatal');
+    assert.match(await page.$eval('#fatal', (e) => e.textContent), /missing #estimate$/);
+    await page.close();
+  } finally {
+    broken.server.close();
+  }
+});
