@@ -1,6 +1,6 @@
 //! The **pipeline**: corpus → counts → distances → spectrum → encodings → stress, in the
 //! linfa style: [`AnalysisParams`] (validated options with SPEC defaults) →
-//! [`analyze`] → [`Analysis`] (every intermediate, typed) → [`Report`] (the serialisable
+//! [`analyze`] → [`Analysis`] (every intermediate, typed) → [`crate::report::Report`] (the serialisable
 //! summary shared by `posgeo analyze --json` and the browser's JSON export, in
 //! [`crate::report`]).
 //!

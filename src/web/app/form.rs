@@ -1,6 +1,6 @@
 //! What the page's form holds at the moment the user presses Run, as plain data (the DOM
 //! layer reads it; everything here is native-testable), and how it becomes a [`PageState`]
-//! and a corpus [`Source`].
+//! and a corpus [`crate::web::protocol::Source`].
 
 use crate::corpus::{FileKind, InputFormat};
 use crate::options::{Domain, OptSpec, ANALYSIS, SYNTH};
