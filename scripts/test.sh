@@ -24,6 +24,8 @@ step "wasm tests in headless Chromium"
 cargo test --target wasm32-unknown-unknown --test wasm
 step "site build (trunk build --release)"
 trunk --skip-version-check build --release
+step "fault-injection test build (dist-faults/, for the worker-death test)"
+trunk --skip-version-check build --features fault-injection --dist dist-faults
 step "end-to-end tests in headless Chromium"
 cargo build --bin posgeo
 POSGEO_BIN="$PWD/target/debug/posgeo" node --test tests/e2e/

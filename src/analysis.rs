@@ -205,6 +205,11 @@ pub fn analyze(
     if cancelled {
         return Err(PosgeoError::Cancelled);
     }
+    let (n, d) = (counts.n, params.encodings.d);
+    crate::limits::check(
+        &format!("the analysis of n = {n} positions at d = {d} (its n×n matrices)"),
+        crate::limits::working_memory(n, d),
+    )?;
     report(Stage::Distances, 0.0)?;
     let distances = metric::distances(&counts, params.alpha, params.metric)?;
     if distances.max() <= 0.0 {

@@ -37,6 +37,12 @@ pub enum PosgeoError {
     /// A user-supplied matrix (learned encoding) of the wrong shape or content.
     #[error("learned encoding: {0}")]
     BadMatrix(String),
+    /// Something would not fit in memory (declared sizes checked before allocating).
+    #[error("too large: {0}")]
+    TooLarge(String),
+    /// A CSV/TSV quoted field that never closes (1-based line where it opens).
+    #[error("line {line}: a quoted field opens here and is never closed, so the rest of the file would be one field")]
+    UnclosedQuote { line: usize },
     /// The eigensolver failed to converge.
     #[error("the eigensolver did not converge")]
     Eigen,

@@ -24,6 +24,7 @@ pub mod corpus;
 pub mod counts;
 pub mod encodings;
 pub mod error;
+pub mod limits;
 pub mod mds;
 pub mod metric;
 pub mod monotonicity;

@@ -52,8 +52,25 @@ pub fn read_table(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
     match format_of(bytes, bytes.len()) {
         TableFormat::Npy => read_npy(bytes),
         TableFormat::Safetensors { .. } => read_safetensors(bytes, tensor),
+        TableFormat::Text if looks_like_safetensors(bytes) => {
+            let declared = bytes.first_chunk::<8>().map_or(0, |b| u64::from_le_bytes(*b));
+            Err(bad(format!(
+                "looks like a safetensors file (a JSON header at byte 8), but its header length field says {} and the file holds only {} after it",
+                crate::limits::human(declared),
+                crate::limits::human(bytes.len().saturating_sub(8) as u64)
+            )))
+        }
         TableFormat::Text => read_text(bytes),
     }
+}
+
+/// A JSON object at byte 8 after a length that is not text: safetensors, whatever the length says.
+fn looks_like_safetensors(bytes: &[u8]) -> bool {
+    let binary = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b >= 0x80;
+    bytes.len() >= 10
+        && bytes[8] == b'{'
+        && matches!(bytes[9], b'"' | b' ' | b'}')
+        && bytes[..8].iter().any(|&b| binary(b))
 }
 
 fn bad(message: impl Into<String>) -> PosgeoError {
@@ -82,21 +99,72 @@ pub fn read_text(bytes: &[u8]) -> Result<Table> {
     Ok(rows)
 }
 
-/// A 2-D float64/float32 `.npy` array.
+/// Bytes before the data of an `.npy` file: magic, version, header length, header.
+fn npy_header_end(bytes: &[u8]) -> Option<usize> {
+    match bytes.get(6)? {
+        1 => Some(10 + usize::from(u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]))),
+        _ => {
+            let len = u32::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?, *bytes.get(10)?, *bytes.get(11)?]);
+            Some(12 + len as usize)
+        }
+    }
+}
+
+/// The dtype and shape an `.npy` header declares, read from its text before any parser
+/// sees them (a shape whose product overflows must be a message, not a crash).
+fn npy_declared(bytes: &[u8]) -> Result<(String, Vec<u64>)> {
+    let end =
+        npy_header_end(bytes).filter(|&e| e <= bytes.len()).ok_or_else(|| bad(".npy: the header is cut short"))?;
+    let header = std::str::from_utf8(&bytes[10.min(end)..end]).map_err(|_| bad(".npy: the header is not text"))?;
+    let after = |key: &str| header.split_once(key).map(|(_, rest)| rest.trim_start_matches([':', ' ']));
+    let descr = after("'descr'").and_then(|r| r.split(['\'', '"']).nth(1)).unwrap_or("?").to_string();
+    let shape = after("'shape'")
+        .and_then(|r| r.strip_prefix('('))
+        .and_then(|r| r.split_once(')'))
+        .ok_or_else(|| bad(".npy: the header declares no shape"))?
+        .0;
+    let dims = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            d.trim_end_matches('L').parse::<u64>().map_err(|_| bad(format!(".npy: shape entry {d:?} is not a size")))
+        })
+        .collect::<Result<Vec<u64>>>()?;
+    Ok((descr, dims))
+}
+
+/// A 2-D float64/float32 `.npy` array. Its declared shape × dtype is checked against the
+/// file's size (and the memory budget) before anything is read.
 fn read_npy(bytes: &[u8]) -> Result<Table> {
-    let open = || npyz::NpyFile::new(bytes).map_err(|e| bad(format!(".npy: {e}")));
-    let npy = open()?;
-    let (shape, order) = (npy.shape().to_vec(), npy.order());
+    let (descr, shape) = npy_declared(bytes)?;
     let &[rows, cols] = shape.as_slice() else {
         return Err(bad(format!(".npy array of shape {shape:?}, not rows × columns")));
     };
+    let width = match descr.trim_start_matches(['<', '|', '=']) {
+        "f8" => 8,
+        "f4" => 4,
+        _ => return Err(bad(format!(".npy dtype {descr}: float64 or float32 expected"))),
+    };
+    let data = bytes.len().saturating_sub(npy_header_end(bytes).unwrap_or(bytes.len())) as u64;
+    let Some(need) = crate::limits::product(&[rows, cols, width]) else {
+        return Err(bad(format!(".npy header declares shape {rows}×{cols}, more values than any file can hold")));
+    };
+    if need > data {
+        return Err(bad(format!(
+            ".npy header declares {rows}×{cols} {} values ({}), but the file holds {} of data",
+            if width == 8 { "float64" } else { "float32" },
+            crate::limits::human(need),
+            crate::limits::human(data)
+        )));
+    }
+    crate::limits::check("the .npy table", need.saturating_mul(8 / width))?;
+    let open = || npyz::NpyFile::new(bytes).map_err(|e| bad(format!(".npy: {e}")));
+    let order = open()?.order();
     let (rows, cols) = (rows as usize, cols as usize);
-    let values: Vec<f64> = match npy.into_vec::<f64>() {
-        Ok(v) => v,
-        Err(_) => match open()?.into_vec::<f32>() {
-            Ok(v) => v.into_iter().map(f64::from).collect(),
-            Err(_) => return Err(bad(format!(".npy dtype {}: float64 or float32 expected", open()?.dtype().descr()))),
-        },
+    let values: Vec<f64> = match width {
+        8 => open()?.into_vec::<f64>().map_err(|e| bad(format!(".npy: {e}")))?,
+        _ => open()?.into_vec::<f32>().map_err(|e| bad(format!(".npy: {e}")))?.into_iter().map(f64::from).collect(),
     };
     if cols == 0 || values.len() != rows * cols {
         return Err(bad(format!(".npy: {} values for shape {rows}×{cols}", values.len())));
@@ -150,8 +218,24 @@ pub fn pick_positional(matrices: &[(String, [usize; 2])]) -> Option<usize> {
     }
 }
 
+/// What a safetensors validation error means for the user.
+fn safetensors_error(e: safetensors::SafeTensorError, len: usize) -> PosgeoError {
+    use safetensors::SafeTensorError as E;
+    let size = crate::limits::human(len as u64);
+    bad(match e {
+        E::InvalidOffset(name) => format!(
+            "safetensors: tensor {name:?}'s data offsets overlap another tensor's, leave a gap, or run past the file ({size})"
+        ),
+        E::MetadataIncompleteBuffer => format!("safetensors: the tensors' data runs past the end of the file ({size}); it is truncated"),
+        E::TensorInvalidInfo => "safetensors: a tensor's shape × dtype does not match its data offsets".to_string(),
+        E::InvalidHeaderDeserialization(m) => format!("safetensors: the JSON header is not valid ({m})"),
+        E::HeaderTooLarge => "safetensors: the header is larger than the format allows (100 MB)".to_string(),
+        other => format!("safetensors: {other}"),
+    })
+}
+
 fn read_safetensors(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
-    let st = SafeTensors::deserialize(bytes).map_err(|e| bad(format!("safetensors: {e}")))?;
+    let st = SafeTensors::deserialize(bytes).map_err(|e| safetensors_error(e, bytes.len()))?;
     let matrices = safetensors_matrices(bytes).unwrap_or_default();
     let listing = || matrices.iter().map(|(n, [r, c])| format!("{n} ({r}×{c})")).collect::<Vec<_>>().join(", ");
     let name = match tensor.filter(|t| !t.is_empty()) {

@@ -72,3 +72,11 @@ fn frames_invert_pixels_to_data() {
     assert!((x - 5.0).abs() < 1e-12 && (y.log10() + 3.0).abs() < 1e-9);
     assert_eq!(f.to_data(10, 10), None);
 }
+
+/// Names from files (a learned table's, later) are text in an SVG export, never markup.
+#[test]
+fn svg_text_is_escaped() {
+    let (s, _) = svg(|a| shepard(a, "<img src=x onerror=alert(1)>&", &[(0.1, 0.2)]));
+    assert!(!s.contains("<img"), "{s}");
+    assert!(s.contains("&lt;img src=x onerror=alert(1)&gt;&amp;"));
+}

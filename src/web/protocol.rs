@@ -186,8 +186,7 @@ pub const SHEPARD_SAMPLES: usize = 4000;
 /// Approximate peak bytes for n positions: about a dozen n×n f64 matrices plus the
 /// encodings' n×d tables.
 pub fn memory_estimate(n: usize, d: usize) -> u64 {
-    let n = n as u64;
-    8 * (12 * n * n + 4 * n * d as u64)
+    crate::limits::working_memory(n, d)
 }
 
 /// The corpus a request names.

@@ -38,6 +38,10 @@ pub fn start() {
             }
         };
         let id = req.id;
+        #[cfg(feature = "fault-injection")]
+        if bytes.starts_with(b"#posgeo:trap") {
+            core::arch::wasm32::unreachable();
+        }
         let result = protocol::run(&req, &bytes, &learned, &mut |r| post(&s2, &r));
         drop((bytes, learned));
         match result {

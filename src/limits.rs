@@ -1,0 +1,82 @@
+//! **Size limits**, checked before allocating: a file's declared sizes (an `.npy` shape, a
+//! safetensors header, a gzip stream's expansion) and a job's working memory are compared
+//! with the file and with a memory budget, so an oversized or lying file gets a message
+//! about size instead of an out-of-memory trap or a misleading parse error.
+//!
+//! The budget is 1.5 GiB in the browser (a wasm32 tab's memory is at most 4 GiB, and the
+//! page holds the file too) and 16 GiB natively.
+
+use crate::error::{PosgeoError, Result};
+
+/// Bytes one allocation (or one job's working set) may take.
+#[cfg(target_arch = "wasm32")]
+pub const MEMORY_BUDGET: u64 = 3 << 29;
+/// Bytes one allocation (or one job's working set) may take.
+#[cfg(not(target_arch = "wasm32"))]
+pub const MEMORY_BUDGET: u64 = 16 << 30;
+
+/// A byte count for people: "1.5 GB", "80 TB".
+pub fn human(bytes: u64) -> String {
+    let units = ["bytes", "kB", "MB", "GB", "TB", "PB", "EB"];
+    let mut v = bytes as f64;
+    let mut k = 0;
+    while v >= 1000.0 && k + 1 < units.len() {
+        v /= 1000.0;
+        k += 1;
+    }
+    if k == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{v:.1} {}", units[k])
+    }
+}
+
+/// Fails when `what` would need more than the budget.
+pub fn check(what: &str, bytes: u64) -> Result<()> {
+    if bytes > MEMORY_BUDGET {
+        return Err(PosgeoError::TooLarge(format!(
+            "{what} would need {}, more than the memory budget of {}",
+            human(bytes),
+            human(MEMORY_BUDGET)
+        )));
+    }
+    Ok(())
+}
+
+/// Approximate peak bytes of the numeric stages for n positions and model dimension d:
+/// about a dozen n×n f64 matrices plus the encodings' n×d tables.
+pub fn working_memory(n: usize, d: usize) -> u64 {
+    let (n, d) = (n as u64, d as u64);
+    8u64.saturating_mul(
+        12u64.saturating_mul(n.saturating_mul(n)).saturating_add(4u64.saturating_mul(n.saturating_mul(d))),
+    )
+}
+
+/// `a × b × c` or `None` on overflow.
+pub fn product(factors: &[u64]) -> Option<u64> {
+    factors.iter().try_fold(1u64, |acc, &f| acc.checked_mul(f))
+}
+
+/// Reserves room for `extra` more bytes in `buf`, or says how much was asked for.
+pub fn reserve(buf: &mut Vec<u8>, extra: usize, what: &str) -> Result<()> {
+    buf.try_reserve(extra).map_err(|_| {
+        PosgeoError::TooLarge(format!("{what}: could not allocate {} more (out of memory)", human(extra as u64)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human(999), "999 bytes");
+        assert_eq!(human(1_500_000), "1.5 MB");
+        assert_eq!(human(80_000_000_000_000), "80.0 TB");
+        assert!(check("x", MEMORY_BUDGET).is_ok());
+        let e = check("the table", MEMORY_BUDGET + 1).unwrap_err().to_string();
+        assert!(e.contains("the table would need") && e.contains("memory budget"), "{e}");
+        assert_eq!(product(&[u64::MAX, 2]), None);
+        assert_eq!(product(&[3, 4, 5]), Some(60));
+    }
+}

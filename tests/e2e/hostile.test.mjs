@@ -1,0 +1,105 @@
+// End-to-end tests of hostile input (issue 11): the page survives its worker dying, strings
+// from files are never markup, and lying files get messages naming their defect.
+// The worker-death test uses dist-faults/, a test build with the `fault-injection` feature.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serve, launch, settle, table } from './harness.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let site, faults, browser;
+
+before(async () => {
+  site = await serve(path.join(ROOT, 'dist'), '/hostile/');
+  faults = await serve(path.join(ROOT, 'dist-faults'), '/faults/');
+  browser = await launch();
+});
+after(async () => { await browser?.close(); site?.server.close(); faults?.server.close(); });
+
+async function open(base) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  await page.goto(base);
+  assert.equal(await settle(page), 'done');
+  return page;
+}
+
+async function paste(page, text) {
+  // One input event, as a real paste does (Playwright's fill is slow on big texts).
+  await page.$eval('#corpus-input', (t, v) => { t.value = v; t.dispatchEvent(new Event('input')); }, text);
+}
+
+const CORPUS = Array.from({ length: 40 }, (_, k) => `a${k % 3} b${k % 5} c${k % 2} d${k % 7}`).join('\n');
+
+test('the page survives its worker dying: a message, the results kept, a fresh worker', async () => {
+  const page = await open(faults.url);
+  const before = await table(page);
+  await paste(page, '#posgeo:trap\n' + CORPUS);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  assert.match(await page.$eval('#error', (e) => e.textContent), /the computation failed .*Earlier results are kept/);
+  assert.deepEqual(await table(page), before, 'the last good results stay');
+  await paste(page, CORPUS);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', 'the next run works on a fresh worker');
+  assert.notDeepEqual(await table(page), before);
+  await page.close();
+});
+
+test('tokens from files are text, never markup, in every read-out and export', async () => {
+  const page = await open(site.url);
+  await page.evaluate(() => { window.__pwned = 0; });
+  const evil = '<img src=x onerror="window.__pwned=1">';
+  const lines = Array.from({ length: 30 }, (_, k) => `${evil} <b>bold</b> w${k % 4} x${k % 3}`);
+  await paste(page, lines.join('\n'));
+  await page.selectOption('#opt-tokenizer', 'whitespace');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done');
+  await page.$eval('#chart-heatmap', (c) => c.scrollIntoView());
+  const box = await page.$eval('#chart-heatmap', (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
+  let tokens = '';
+  for (let f = 0.2; f < 0.8 && !tokens; f += 0.1) {
+    await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * f);
+    tokens = await page.$eval('#position-tokens', (e) => e.textContent);
+  }
+  assert.ok(tokens.includes('<img') || tokens.includes('<b>bold</b>'), tokens);
+  assert.equal(await page.$$eval('main img, main b', (es) => es.length), 0, 'no element was made from a token');
+  assert.equal(await page.evaluate(() => window.__pwned), 0);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const report = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+  const all = report.top_tokens.flat().map(([t]) => t);
+  assert.ok(all.includes('<img') && all.includes('<b>bold</b>'), 'the export carries the tokens as strings');
+  await page.close();
+});
+
+test('lying files: the message names the defect, the results stay', async () => {
+  const page = await open(site.url);
+  const before = await table(page);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-hostile-'));
+  // An .npy header that promises 10^13 float64 values.
+  let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (10000000000000, 1), }";
+  h += ' '.repeat(63 - ((10 + h.length) % 64)) + '\n';
+  const len = Buffer.alloc(2);
+  len.writeUInt16LE(h.length);
+  const npy = path.join(dir, 'huge.npy');
+  fs.writeFileSync(npy, Buffer.concat([Buffer.from([0x93]), Buffer.from('NUMPY'), Buffer.from([1, 0]), len, Buffer.from(h), Buffer.alloc(64)]));
+  await page.setInputFiles('#learned-input', npy);
+  await page.waitForFunction(() => document.querySelector('#learned-info').textContent.includes('huge.npy —'));
+  await page.check('#src-synthetic');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  assert.match(await page.$eval('#error', (e) => e.textContent), /declares 10000000000000×1 float64 values \(80\.0 TB\), but the file holds 64 bytes/);
+  assert.deepEqual(await table(page), before);
+  await page.click('#learned-clear');
+  // A CSV whose quote never closes.
+  const csv = path.join(dir, 'quote.csv');
+  fs.writeFileSync(csv, 'id,text\n1,a b\n2,"c d\n3,e f\n4,g h\n');
+  await page.setInputFiles('#file-input', csv);
+  await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('quote.csv —'));
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  assert.match(await page.$eval('#error', (e) => e.textContent), /line 3: a quoted field opens here and is never closed/);
+  assert.deepEqual(await table(page), before);
+  await page.close();
+});
