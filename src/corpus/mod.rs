@@ -11,11 +11,17 @@
 //! Invalid UTF-8 is an error naming the line, unless `lossy` is set: then such lines are
 //! skipped and counted in [`Corpus::skipped_lines`].
 
+mod csv;
+mod gzip;
 pub mod tokenize;
+
+pub use self::csv::csv_headers;
+use self::csv::read_csv;
+use gzip::gunzip;
+pub use gzip::is_gzip;
 
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
-use std::io::Read;
 
 /// How the sequences are laid out in the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -163,71 +169,6 @@ fn strip_cr(line: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
 }
 
-/// True when the bytes start with the gzip magic number.
-pub fn is_gzip(bytes: &[u8]) -> bool {
-    bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b
-}
-
-/// Decompresses, never past the memory budget ([`crate::limits`]): running out of room is
-/// a message about size, a damaged stream a message about the stream.
-fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
-    gunzip_within(bytes, crate::limits::MEMORY_BUDGET)
-}
-
-fn gunzip_within(bytes: &[u8], budget: u64) -> Result<Vec<u8>> {
-    const CHUNK: usize = 1 << 20;
-    let mut out = Vec::new();
-    let mut dec = flate2::read::MultiGzDecoder::new(bytes);
-    loop {
-        if out.len() as u64 + CHUNK as u64 > budget.max(CHUNK as u64) {
-            return Err(PosgeoError::TooLarge(format!(
-                "the gzip stream ({} compressed) expands beyond the memory budget of {}",
-                crate::limits::human(bytes.len() as u64),
-                crate::limits::human(budget)
-            )));
-        }
-        crate::limits::reserve(&mut out, CHUNK, "decompressing the gzip stream")?;
-        let start = out.len();
-        out.resize(start + CHUNK, 0);
-        match dec.read(&mut out[start..]) {
-            Ok(0) => {
-                out.truncate(start);
-                return Ok(out);
-            }
-            Ok(k) => out.truncate(start + k),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => out.truncate(start),
-            Err(e) => {
-                return Err(PosgeoError::NoSequences(format!(
-                    "the gzip stream is damaged after {} of output ({e})",
-                    crate::limits::human(start as u64)
-                )))
-            }
-        }
-    }
-}
-
-/// The line where a quoted CSV/TSV field opens and never closes, if one does (RFC 4180: a
-/// quote opens a field only at its start; `""` inside is an escaped quote).
-fn unclosed_quote(bytes: &[u8], delimiter: u8) -> Option<usize> {
-    let (mut line, mut at_start, mut open_at) = (1usize, true, None);
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match open_at {
-            Some(_) if b == b'"' && bytes.get(i + 1) == Some(&b'"') => i += 1,
-            Some(_) if b == b'"' => open_at = None,
-            None if b == b'"' && at_start => open_at = Some(line),
-            _ => {}
-        }
-        if b == b'\n' {
-            line += 1;
-        }
-        at_start = open_at.is_none() && (b == delimiter || b == b'\n' || b == b'\r');
-        i += 1;
-    }
-    open_at
-}
-
 /// Splits bytes into lines (without `\n`), numbering them from 1.
 fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     let trimmed = bytes.strip_suffix(b"\n").unwrap_or(bytes);
@@ -297,105 +238,9 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// The header names of a CSV/TSV file (first record), for a column picker.
-pub fn csv_headers(bytes: &[u8], delimiter: u8) -> Result<Vec<String>> {
-    let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(bytes);
-    let mut rec = csv::ByteRecord::new();
-    match rdr.read_byte_record(&mut rec) {
-        Ok(true) => Ok(rec.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect()),
-        Ok(false) => Err(PosgeoError::EmptyInput),
-        Err(e) => Err(PosgeoError::Csv(e.to_string())),
-    }
-}
-
-fn read_csv(bytes: &[u8], delimiter: u8, column: Option<&str>, has_header: bool, lossy: bool) -> Result<Corpus> {
-    if let Some(line) = unclosed_quote(bytes, delimiter) {
-        return Err(PosgeoError::UnclosedQuote { line });
-    }
-    let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(bytes);
-    let mut records = rdr.byte_records();
-    let mut corpus = Corpus::default();
-    let first = match records.next() {
-        Some(r) => r.map_err(|e| PosgeoError::Csv(e.to_string()))?,
-        None => return Err(PosgeoError::EmptyInput),
-    };
-    let names: Vec<String> = first.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect();
-    let available = || {
-        if has_header {
-            names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
-        } else {
-            format!("0..{} (no header row)", names.len())
-        }
-    };
-    let index = match column {
-        None if names.len() == 1 => 0,
-        None => return Err(PosgeoError::MissingColumn { column: "(none chosen)".into(), available: available() }),
-        Some(c) => {
-            let by_name = if has_header { names.iter().position(|n| n == c) } else { None };
-            match by_name.or_else(|| c.parse::<usize>().ok().filter(|&i| i < names.len())) {
-                Some(i) => i,
-                None => return Err(PosgeoError::MissingColumn { column: c.into(), available: available() }),
-            }
-        }
-    };
-    let push = |rec: &csv::ByteRecord, corpus: &mut Corpus| -> Result<()> {
-        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
-        let raw = rec.get(index).unwrap_or(b"");
-        if let Some(text) = decode(line, raw, lossy, &mut corpus.skipped_lines)? {
-            if !text.is_empty() {
-                corpus.sequences.push(text.to_string());
-            }
-        }
-        Ok(())
-    };
-    if !has_header {
-        push(&first, &mut corpus)?;
-    }
-    for rec in records {
-        let rec = rec.map_err(|e| PosgeoError::Csv(e.to_string()))?;
-        push(&rec, &mut corpus)?;
-    }
-    Ok(corpus)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_unclosed_quote_names_the_line_it_opens_on() {
-        assert_eq!(unclosed_quote(b"a,b\n1,\"x\"\"y\"\n2,\"z\n3,w\n", b','), Some(3));
-        assert_eq!(unclosed_quote(b"a,b\n1,\"x\ny\"\n2,ab\"c\n", b','), None, "closed; a mid-field quote is literal");
-        let csv = b"id,text\n1,ok\n2,\"never closed\n3,more\n4,rows\n";
-        let fmt = InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true };
-        let e = Corpus::read(csv, &fmt, false).unwrap_err();
-        assert_eq!(e, PosgeoError::UnclosedQuote { line: 3 });
-        assert!(e.to_string().starts_with("line 3: a quoted field opens here"));
-    }
-
-    #[test]
-    fn a_damaged_gzip_stream_says_so() {
-        let mut gz = Vec::new();
-        {
-            use std::io::Write;
-            let mut enc = flate2::write::GzEncoder::new(&mut gz, flate2::Compression::default());
-            enc.write_all(&b"one two three\n".repeat(1000)).unwrap();
-        }
-        let whole = gz.clone();
-        gz.truncate(gz.len() / 2);
-        let e = Corpus::read(&gz, &InputFormat::Text, false).unwrap_err().to_string();
-        assert!(e.contains("gzip stream is damaged"), "{e}");
-        // A stream that expands past the budget is a message about size, not "corrupt".
-        let mut bomb = Vec::new();
-        {
-            use std::io::Write;
-            let mut enc = flate2::write::GzEncoder::new(&mut bomb, flate2::Compression::best());
-            enc.write_all(&vec![b'a'; 5 << 20]).unwrap();
-        }
-        let e = gunzip_within(&bomb, 3 << 20).unwrap_err().to_string();
-        assert!(e.starts_with("too large: the gzip stream") && e.contains("expands beyond the memory budget"), "{e}");
-        assert_eq!(gunzip_within(&whole, 3 << 20).unwrap().len(), 14_000);
-    }
 
     #[test]
     fn kind_from_file_name() {
