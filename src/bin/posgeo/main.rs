@@ -96,12 +96,13 @@ mod cli {
         lossy: bool,
         #[command(flatten)]
         options: AnalysisOptions,
-        /// A learned position table to compare: text/CSV of numbers (one row per position) or
-        /// a .safetensors checkpoint.
+        /// A learned position table to compare: text/CSV of numbers (one row per position), a
+        /// NumPy .npy or .npz file, or a .safetensors checkpoint.
         #[arg(long)]
         learned: Option<String>,
-        /// The safetensors tensor to use with --learned (default: the only 2-D tensor, or the
-        /// one named like a position embedding, e.g. `wpe.weight`).
+        /// The tensor (safetensors) or array (.npz) to use with --learned (default: the only
+        /// floating-point 2-D one, or the one named like a position table, e.g.
+        /// `embeddings.position_embeddings.weight` or `wpe.weight`; integer buffers never).
         #[arg(long, requires = "learned")]
         tensor: Option<String>,
         /// Print one JSON object instead of tables.

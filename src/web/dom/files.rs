@@ -112,13 +112,14 @@ fn fill_tensors(els: &Elements, arr: &js_sys::Uint8Array) -> String {
             (m, what)
         }
         TableFormat::Npy => (Vec::new(), "NumPy array".to_string()),
+        TableFormat::Npz => (Vec::new(), "NumPy .npz archive".to_string()),
         TableFormat::Text => (Vec::new(), "text/CSV".to_string()),
     };
     let select = &els.learned_tensor;
     select.set_text_content(None);
     let found = pick_positional(&matrices);
-    for (k, (tensor, [r, c])) in matrices.iter().enumerate() {
-        add_option(select, tensor, &format!("{tensor} ({r}×{c})"), Some(k) == found);
+    for (k, m) in matrices.iter().enumerate().filter(|(_, m)| m.float) {
+        add_option(select, &m.name, &m.label(), Some(k) == found);
     }
     what
 }
