@@ -219,17 +219,43 @@ pub fn analyze(
     let spectrum = Spectrum::of_distances(&distances)?;
     let effective_rank = spectrum.effective_rank(params.tau);
     let energy_rank = spectrum.energy_rank(params.energy).max(1);
-    let n = counts.n;
+    let compared = compare(&distances, &spectrum, (effective_rank, energy_rank), params, learned, &mut report)?;
+    report(Stage::Stress, 0.5)?;
+    let corpus_monotonicity = monotonicity::violation_rate(&distances);
+    report(Stage::Stress, 1.0)?;
+    Ok(Analysis {
+        params: params.clone(),
+        skipped_lines: corpus.skipped_lines,
+        counts,
+        distances,
+        spectrum,
+        effective_rank,
+        energy_rank,
+        corpus_monotonicity,
+        compared,
+    })
+}
+
+/// Builds every encoding and its stress against D (stages "encodings", "stress").
+fn compare(
+    distances: &DistanceMatrix,
+    spectrum: &Spectrum,
+    (effective_rank, energy_rank): (usize, usize),
+    params: &AnalysisParams,
+    learned: Option<&[Vec<f64>]>,
+    report: &mut dyn FnMut(Stage, f64) -> Result<()>,
+) -> Result<Vec<Compared>> {
+    let n = distances.n();
     let pmds_dim = params.encodings.d.min(effective_rank).max(1);
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
-
-    let target = stress::Target::new(&distances)?;
-    let geometry = encodings::CorpusGeometry { distances: &distances, spectrum: &spectrum, pmds_dim, rank };
+    let target = stress::Target::new(distances)?;
+    let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
     let mut kinds: Vec<EncodingKind> = EncodingKind::BUILT_IN.to_vec();
     if learned.is_some() {
         kinds.push(EncodingKind::Learned);
     }
     let mut compared = Vec::with_capacity(kinds.len());
+    let mut cancelled = false;
     for (k, &kind) in kinds.iter().enumerate() {
         report(Stage::Encodings, k as f64 / kinds.len() as f64)?;
         let encoding = match (kind, learned) {
@@ -247,18 +273,75 @@ pub fn analyze(
         let stress = stress::stress_against(&delta, &target);
         compared.push(Compared { encoding, delta, stress });
     }
-    report(Stage::Stress, 0.5)?;
-    let corpus_monotonicity = monotonicity::violation_rate(&distances);
-    report(Stage::Stress, 1.0)?;
-    Ok(Analysis {
-        params: params.clone(),
-        skipped_lines: corpus.skipped_lines,
-        counts,
-        distances,
-        spectrum,
-        effective_rank,
-        energy_rank,
-        corpus_monotonicity,
-        compared,
-    })
+    Ok(compared)
+}
+
+impl AnalysisParams {
+    /// Whether `other` describes the same corpus geometry: every option declared as
+    /// changing it ([`crate::options::Affects::Geometry`]) is equal.
+    pub fn same_geometry(&self, other: &AnalysisParams) -> bool {
+        crate::options::ANALYSIS
+            .iter()
+            .filter(|o| o.affects == crate::options::Affects::Geometry)
+            .all(|o| o.text(self) == o.text(other))
+    }
+}
+
+impl Analysis {
+    /// The same corpus geometry compared under other encoding parameters: counts, D and the
+    /// spectrum are reused, only the encodings and their stress are computed again (what the
+    /// page's live parameters do). `params` must have the same geometry ([`AnalysisParams::same_geometry`]).
+    pub fn reencode(
+        &self,
+        params: &AnalysisParams,
+        learned: Option<&[Vec<f64>]>,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<Analysis> {
+        params.validate()?;
+        if !self.params.same_geometry(params) {
+            return Err(PosgeoError::option(
+                "params",
+                "these options change the corpus geometry: run the whole analysis",
+            ));
+        }
+        let mut report = |stage, fraction| {
+            if progress(Progress { stage, fraction }) {
+                Ok(())
+            } else {
+                Err(PosgeoError::Cancelled)
+            }
+        };
+        let ranks = (self.effective_rank, self.energy_rank);
+        let compared = compare(&self.distances, &self.spectrum, ranks, params, learned, &mut report)?;
+        report(Stage::Stress, 1.0)?;
+        Ok(Analysis { params: params.clone(), compared, ..self.clone() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::synth::{generate, SynthParams};
+
+    /// Re-encoding the kept geometry gives exactly the numbers of a whole new run.
+    #[test]
+    fn reencoding_equals_a_full_run() {
+        let corpus = Corpus::from_sequences(
+            generate(&SynthParams { sequences: 300, positions: 24, ..Default::default() }).unwrap(),
+        );
+        let mut p = AnalysisParams::default();
+        p.encodings.d = 12;
+        let first = analyze(&corpus, &p, None, &mut |_| true).unwrap();
+        p.encodings.slope = 0.125;
+        p.encodings.base = 77.0;
+        p.encodings.rank = Some(2);
+        p.encodings.seed = 5;
+        let table: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, (i as f64).sqrt()]).collect();
+        let live = first.reencode(&p, Some(&table), &mut |_| true).unwrap().report(true);
+        let full = analyze(&corpus, &p, Some(&table), &mut |_| true).unwrap().report(true);
+        assert_eq!(live, full);
+        assert_ne!(live.encodings["alibi"], first.report(false).encodings["alibi"]);
+        p.max_len = 10;
+        assert!(first.reencode(&p, None, &mut |_| true).is_err(), "a geometry option needs a full run");
+    }
 }

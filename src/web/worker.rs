@@ -19,6 +19,8 @@ pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let s2 = scope.clone();
+    // The analysis kept between requests, for live parameters.
+    let mut session = protocol::Session::default();
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());
@@ -42,7 +44,7 @@ pub fn start() {
         if bytes.starts_with(b"#posgeo:trap") {
             core::arch::wasm32::unreachable();
         }
-        let result = protocol::run(&req, &bytes, &learned, &mut |r| post(&s2, &r));
+        let result = session.run(&req, &bytes, &learned, &mut |r| post(&s2, &r));
         drop((bytes, learned));
         match result {
             Ok(mut payload) => {

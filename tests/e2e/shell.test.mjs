@@ -106,3 +106,30 @@ test('a page missing an element says which one at start', async () => {
     broken.server.close();
   }
 });
+
+test('live parameters: an encoding-only control updates the table to the numbers of a full run', async () => {
+  const page = await open();
+  const before = await table(page);
+  const synth = execFileSync(BIN, ['synth']);
+  // Typing into the ALiBi slope updates the results without pressing Run.
+  await page.fill('#opt-slope', '0.125');
+  await page.waitForFunction((old) => {
+    const cell = document.querySelector('#stress-table tr[data-encoding="alibi"] td[data-metric="raw_stress"]');
+    return document.querySelector('#status').dataset.state === 'done' && cell && cell.dataset.value !== String(old);
+  }, before.alibi.raw_stress);
+  const want = JSON.parse(execFileSync(BIN, ['analyze', '--json', '--slope', '0.125'], { input: synth }));
+  const shown = await table(page);
+  for (const [name, cells] of Object.entries(shown)) {
+    for (const [metric, v] of Object.entries(cells)) {
+      const w = want.encodings[name][metric];
+      if (w === null) { assert.equal(v, null); continue; }
+      assert.ok(Math.abs(v - w) <= 1e-9 * Math.max(1, Math.abs(w)), `${name}.${metric}: ${v} vs ${w}`);
+    }
+  }
+  assert.match(new URL(page.url()).search, /slope=0\.125/, 'the link follows');
+  // A geometry option does not update live: it waits for Run.
+  await page.fill('#opt-max_len', '10');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(await table(page), shown);
+  await page.close();
+});

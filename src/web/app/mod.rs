@@ -121,6 +121,12 @@ pub struct Model {
     queued: Option<Job>,
     waiting: Option<(Form, f64)>,
     drag: Option<(i32, i32)>,
+    /// The worker holds the geometry of the results shown (live updates can reuse it).
+    geometry_kept: bool,
+    /// The run under way is a live update.
+    live: bool,
+    /// The latest live update waiting for the one under way.
+    live_pending: Option<(Form, f64)>,
 }
 
 /// What can happen to the page.
@@ -130,6 +136,8 @@ pub enum Msg {
     Start(PageState),
     /// Run pressed (`at`: the page clock, ms).
     Run { form: Form, at: f64 },
+    /// An encoding-only control moved (live parameters).
+    Live { form: Form, at: f64 },
     /// Cancel pressed.
     Cancel,
     /// The worker says it is up.
@@ -212,6 +220,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Start(state) => run::start(m, state),
         Msg::Run { form, at } => run::run(m, form, at),
+        Msg::Live { form, at } => run::live(m, form, at),
         Msg::Cancel => run::cancel(m),
         Msg::WorkerReady => {
             m.worker_ready = true;
@@ -269,17 +278,26 @@ fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Effect> {
         }
         Response::Done { id, payload } if Some(id) == current => {
             m.running = None;
+            m.live = false;
+            m.geometry_kept = true;
             m.results = Some(Rc::new(*payload));
             let secs = (at - m.started) / 1000.0;
-            vec![
+            let mut fx = vec![
                 Effect::Progress(1.0),
                 Effect::CancelEnabled(false),
                 Effect::Status(Status::Running, format!("computed in {secs:.2} s; drawing")),
                 Effect::RenderResults(id),
-            ]
+                Effect::WriteUrl(m.link()),
+            ];
+            if let Some((form, at)) = m.live_pending.take() {
+                fx.extend(run::live(m, form, at));
+            }
+            fx
         }
         Response::Error { id, message } if Some(id) == current || id == 0 => {
             m.running = None;
+            m.live = false;
+            m.live_pending = None;
             let mut fx = vec![Effect::CancelEnabled(false)];
             fx.extend(run::failed(message));
             fx

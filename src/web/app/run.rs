@@ -7,6 +7,55 @@ use crate::web::protocol::{LearnedTable, Request, Source};
 use crate::web::url::PageState;
 use crate::web::view::charts::MapView;
 
+/// A fresh worker: it is not ready yet and keeps no geometry.
+fn restart_worker(m: &mut Model) -> Effect {
+    m.worker_ready = false;
+    m.geometry_kept = false;
+    Effect::RestartWorker
+}
+
+/// An encoding-only control moved: the worker recomputes the encodings on the geometry it
+/// kept (no recount, no new distances). Ignored unless the last results came from a worker
+/// that still holds them and only encoding options differ; one update runs at a time and
+/// the latest waiting one follows it.
+pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
+    if m.results.is_none() || !m.geometry_kept || (m.running.is_some() && !m.live) {
+        return Vec::new();
+    }
+    let Ok(st) = form.page_state() else { return Vec::new() };
+    let same_corpus = st.synth == m.shown.synth && st.corpus == m.shown.corpus;
+    if !same_corpus || !st.params.same_geometry(&m.shown.params) || st.params == m.shown.params {
+        return Vec::new();
+    }
+    if m.running.is_some() {
+        m.live_pending = Some((form, at));
+        return Vec::new();
+    }
+    let learned = match &m.learned_file {
+        FileSlot::Loaded(name) => Some(LearnedTable {
+            name: name.clone(),
+            tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
+        }),
+        _ => None,
+    };
+    m.last_id += 1;
+    let id = m.last_id;
+    m.running = Some(id);
+    m.live = true;
+    m.started = at;
+    m.shown.params = st.params.clone();
+    let source = Source::Synthetic(st.synth.clone()); // unused: the kept geometry is reused
+    let request = Request { id, source, params: st.params, learned, reuse_geometry: true };
+    let job = Job { request, corpus: CorpusData::None, learned: false };
+    let mut fx = vec![Effect::Error(None), Effect::Status(Status::Running, "updating the encodings".into())];
+    if m.worker_ready {
+        fx.push(Effect::Post(Box::new(job)));
+    } else {
+        m.queued = Some(job);
+    }
+    fx
+}
+
 /// An error shown under the controls (the results on screen stay).
 pub(super) fn failed(message: String) -> Vec<Effect> {
     vec![Effect::Status(Status::Error, format!("error: {message}")), Effect::Error(Some(message))]
@@ -77,14 +126,16 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     };
     m.last_id += 1;
     let id = m.last_id;
+    m.live = false;
+    m.live_pending = None;
     if m.running.replace(id).is_some() {
         // A new run supersedes the old one: its worker is stopped mid-computation.
-        m.worker_ready = false;
-        fx.push(Effect::RestartWorker);
+        fx.push(restart_worker(m));
     }
     m.started = at;
     m.shown = st.clone();
-    let job = Job { learned: learned.is_some(), request: Request { id, source, params: st.params, learned }, corpus };
+    let request = Request { id, source, params: st.params, learned, reuse_geometry: false };
+    let job = Job { learned: request.learned.is_some(), request, corpus };
     fx.extend([
         Effect::Progress(0.0),
         Effect::Estimate(String::new()),
@@ -103,11 +154,11 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
 pub(super) fn cancel(m: &mut Model) -> Vec<Effect> {
     let waiting = m.waiting.take().is_some();
     let mut fx = Vec::new();
+    m.live_pending = None;
     if m.running.take().is_some() {
         m.last_id += 1;
-        m.worker_ready = false;
         m.queued = None;
-        fx.push(Effect::RestartWorker);
+        fx.push(restart_worker(m));
     }
     if !fx.is_empty() || waiting {
         fx.extend([
@@ -120,9 +171,9 @@ pub(super) fn cancel(m: &mut Model) -> Vec<Effect> {
 }
 
 pub(super) fn worker_died(m: &mut Model, message: &str) -> Vec<Effect> {
-    m.worker_ready = false;
     m.queued = None;
-    let mut fx = vec![Effect::RestartWorker];
+    m.live_pending = None;
+    let mut fx = vec![restart_worker(m)];
     if m.running.take().is_some() {
         fx.push(Effect::CancelEnabled(false));
         fx.extend(failed(format!(

@@ -266,3 +266,40 @@ fn table_sorting_and_exports() {
     assert!(String::from_utf8(csv.bytes).unwrap().starts_with(crate::report::STRESS_COLUMNS.join(",").as_str()));
     assert!(Export::Chart(ChartKind::Map, ImageFormat::Png).file(&p, &m.view, (1, 1)).is_none());
 }
+
+#[test]
+fn live_parameters_reuse_the_kept_geometry() {
+    let mut m = started();
+    let mut f = form();
+    f.values.insert("opt-slope", "0.25".into());
+    assert!(update(&mut m, Msg::Live { form: f.clone(), at: 0.0 }).is_empty(), "nothing to update yet");
+    update(&mut m, Msg::WorkerReady);
+    let job = posted(&update(&mut m, Msg::Run { form: form(), at: 0.0 })).unwrap().clone();
+    update(&mut m, Msg::Worker { response: done_for(&job), at: 1.0 });
+    // An encoding-only change: posted at once, no bytes, no restart, the geometry reused.
+    let fx = update(&mut m, Msg::Live { form: f.clone(), at: 2.0 });
+    assert!(!fx.contains(&Effect::RestartWorker));
+    let live = posted(&fx).expect("posted").clone();
+    assert!(live.request.reuse_geometry && live.corpus == CorpusData::None);
+    assert_eq!(live.request.params.encodings.slope, 0.25);
+    // Moves while it runs: only the latest waits, and follows once the first is done.
+    let mut g = f.clone();
+    g.values.insert("opt-slope", "0.3".into());
+    assert!(update(&mut m, Msg::Live { form: g.clone(), at: 3.0 }).is_empty());
+    g.values.insert("opt-slope", "0.4".into());
+    assert!(update(&mut m, Msg::Live { form: g, at: 4.0 }).is_empty());
+    let mut req = live.request.clone();
+    req.reuse_geometry = false;
+    let fx = update(&mut m, Msg::Worker { response: done_for(&Job { request: req, ..live }), at: 5.0 });
+    let next = posted(&fx).expect("the waiting update follows");
+    assert_eq!(next.request.params.encodings.slope, 0.4);
+    assert!(fx.iter().any(|e| matches!(e, Effect::WriteUrl(q) if q.contains("slope=0.25"))));
+    // A geometry option is not live: it waits for Run.
+    let mut h = form();
+    h.values.insert("opt-max_len", "30".into());
+    assert!(update(&mut m, Msg::Live { form: h, at: 6.0 }).is_empty());
+    // After a cancel the fresh worker keeps nothing: no live update until the next run.
+    update(&mut m, Msg::Cancel);
+    update(&mut m, Msg::WorkerReady);
+    assert!(update(&mut m, Msg::Live { form: f, at: 7.0 }).is_empty());
+}

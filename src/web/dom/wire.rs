@@ -41,6 +41,7 @@ pub fn wire() {
         on(target(th), "click", move |_: Event| dispatch(Msg::Sort(column)));
     }
     wire_map();
+    wire_live();
     for c in &els.charts {
         let kind = c.kind;
         on(target(&c.canvas), "mousemove", move |e: MouseEvent| hover(kind, &e));
@@ -48,6 +49,18 @@ pub fn wire() {
     for (export, b) in els.chart_buttons.iter().chain(&els.export_buttons) {
         let export = *export;
         on(target(b), "click", move |_: Event| dispatch(Msg::Export(export)));
+    }
+}
+
+/// Live parameters: the encoding-only controls (declared so in `posgeo::options`) update the
+/// results while they move.
+fn wire_live() {
+    use crate::options::{Affects, ANALYSIS};
+    let Some(built) = super::runtime::with(|rt| rt.controls.clone()) else { return };
+    for o in ANALYSIS.iter().filter(|o| o.affects == Affects::Encodings) {
+        if let Some((_, el)) = built.iter().find(|(id, _)| *id == o.control) {
+            on(target(el), "input", |_: Event| dispatch(Msg::Live { form: controls::read_form(), at: now() }));
+        }
     }
 }
 

@@ -13,18 +13,19 @@
 //! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
-use crate::analysis::{analyze, AnalysisParams, Progress, Stage};
+use crate::analysis::{analyze, Analysis, AnalysisParams, Progress, Stage};
 use crate::corpus::{Corpus, InputFormat};
 use crate::error::{Frontend, PosgeoError, Result};
 use crate::points::Points;
 use crate::report::Report;
 use crate::synth::{generate, SynthParams};
+use crate::tables::Table;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The public-domain corpus shipped with the app: the Book of Genesis, King James Version
 /// (1611), one verse per line, from Debian's `bible-kjv-text` package.
-pub const GENESIS: &str = include_str!("../../www/corpora/kjv-genesis.txt");
+pub const GENESIS: &str = include_str!("../../../www/corpora/kjv-genesis.txt");
 
 /// Where the corpus comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -57,6 +58,10 @@ pub struct Request {
     /// A learned position table sent along (its bytes travel as `learned_bytes`).
     #[serde(default)]
     pub learned: Option<LearnedTable>,
+    /// Live parameters: reuse the corpus geometry the worker kept from its last run and only
+    /// compute the encodings again (no bytes travel; see [`Session`]).
+    #[serde(default)]
+    pub reuse_geometry: bool,
 }
 
 /// An uploaded learned position table (text/CSV or safetensors, see [`crate::tables`]).
@@ -206,6 +211,62 @@ pub fn error_response(id: u32, e: &PosgeoError) -> Response {
 /// Runs a request to completion; `post` receives every message except the final one.
 /// `learned` holds the bytes of the table the request names (ignored when it names none).
 pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
+    Session::default().run(req, bytes, learned, post)
+}
+
+/// What the worker keeps between requests: its last analysis and learned table, so that a
+/// request with [`Request::reuse_geometry`] only computes the encodings again.
+#[derive(Default)]
+pub struct Session {
+    kept: Option<(Analysis, Option<Table>)>,
+}
+
+/// Progress messages for run `id`, one per stage change or per 2 %.
+fn throttled(id: u32, post: &mut dyn FnMut(Response)) -> impl FnMut(Progress) -> bool + '_ {
+    let mut last = (Stage::Reading, -1.0);
+    move |p: Progress| {
+        if p.stage != last.0 || p.fraction - last.1 >= 0.02 {
+            last = (p.stage, p.fraction);
+            post(Response::Progress { id, stage: p.stage, fraction: p.fraction });
+        }
+        true
+    }
+}
+
+impl Session {
+    /// Runs a request; a live one ([`Request::reuse_geometry`]) reuses the kept geometry.
+    pub fn run(
+        &mut self,
+        req: &Request,
+        bytes: &[u8],
+        learned: &[u8],
+        post: &mut dyn FnMut(Response),
+    ) -> Result<Payload> {
+        if req.reuse_geometry {
+            let Some((kept, table)) = &self.kept else {
+                return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
+            };
+            let table = if req.learned.is_some() { table.clone() } else { None };
+            let live = kept.reencode(&req.params, table.as_deref(), &mut throttled(req.id, post))?;
+            let payload = payload_of(&live);
+            self.kept = Some((live, table));
+            return Ok(payload);
+        }
+        self.kept = None; // the old geometry goes before the new one is built
+        let (analysis, table) = full_run(req, bytes, learned, post)?;
+        let payload = payload_of(&analysis);
+        self.kept = Some((analysis, table));
+        Ok(payload)
+    }
+}
+
+/// Reads the corpus and the learned table, then the whole pipeline.
+fn full_run(
+    req: &Request,
+    bytes: &[u8],
+    learned: &[u8],
+    post: &mut dyn FnMut(Response),
+) -> Result<(Analysis, Option<Table>)> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let corpus = corpus_of(&req.source, bytes)?;
     let table = req
@@ -236,15 +297,12 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
         max_positions,
         memory_bytes: memory_estimate(max_positions, req.params.encodings.d),
     });
-    let mut last = (Stage::Reading, -1.0);
-    let analysis = analyze(&corpus, &req.params, table.as_deref(), &mut |p: Progress| {
-        // Throttle: a message per stage change or per 2 %.
-        if p.stage != last.0 || p.fraction - last.1 >= 0.02 {
-            last = (p.stage, p.fraction);
-            post(Response::Progress { id: req.id, stage: p.stage, fraction: p.fraction });
-        }
-        true
-    })?;
+    let analysis = analyze(&corpus, &req.params, table.as_deref(), &mut throttled(req.id, post))?;
+    Ok((analysis, table))
+}
+
+/// What the page draws, from an analysis.
+fn payload_of(analysis: &Analysis) -> Payload {
     let n = analysis.counts.n;
     let pairs = n * (n - 1) / 2;
     let step = pairs.div_ceil(SHEPARD_SAMPLES).max(1);
@@ -262,105 +320,8 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
         .find(|c| c.encoding.kind == crate::encodings::EncodingKind::Pmds)
         .map(|c| c.encoding.points.clone())
         .unwrap_or_default();
-    Ok(Payload { report: analysis.report(true), shepard, coordinates })
+    Payload { report: analysis.report(true), shepard, coordinates }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn messages_round_trip_as_json() {
-        let req = Request {
-            id: 7,
-            source: Source::Bytes {
-                name: "x.csv".into(),
-                format: InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true },
-                lossy: false,
-            },
-            params: AnalysisParams::default(),
-            learned: Some(LearnedTable { name: "model.safetensors".into(), tensor: Some("wpe.weight".into()) }),
-        };
-        let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
-        assert_eq!(back, req);
-        let r = Response::Progress { id: 1, stage: Stage::Mds, fraction: 0.5 };
-        assert_eq!(serde_json::from_str::<Response>(&serde_json::to_string(&r).unwrap()).unwrap(), r);
-    }
-
-    #[test]
-    fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
-        let params = AnalysisParams {
-            encodings: crate::encodings::EncodingParams { d: 32, ..Default::default() },
-            ..Default::default()
-        };
-        let synth = SynthParams { sequences: 200, positions: 16, ..Default::default() };
-        let req = Request { id: 3, source: Source::Synthetic(synth.clone()), params: params.clone(), learned: None };
-        let mut stages = Vec::new();
-        let payload = run(&req, &[], &[], &mut |r| {
-            if let Response::Progress { id, stage, .. } = r {
-                assert_eq!(id, 3);
-                stages.push(stage);
-            }
-        })
-        .unwrap();
-        assert!(stages.contains(&Stage::Counting) && stages.contains(&Stage::Stress));
-        let direct = analyze(&Corpus::from_sequences(generate(&synth).unwrap()), &params, None, &mut |_| true).unwrap();
-        assert_eq!(payload.report, direct.report(true));
-        assert_eq!(payload.shepard.len(), 8);
-        let pts = &payload.shepard["pmds"];
-        assert!(!pts.is_empty() && pts.iter().all(|(d, e)| (d - e).abs() < 1e-5));
-    }
-
-    #[test]
-    fn bulk_arrays_round_trip() {
-        let params = AnalysisParams {
-            encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
-            ..Default::default()
-        };
-        let synth = SynthParams { sequences: 100, positions: 12, ..Default::default() };
-        let req = Request { id: 1, source: Source::Synthetic(synth), params, learned: None };
-        let original = run(&req, &[], &[], &mut |_| {}).unwrap();
-        let mut light = original.clone();
-        let bulk = light.take_bulk();
-        assert!(light.report.matrix.is_empty() && light.coordinates.data.is_empty() && light.shepard.is_empty());
-        let n = original.report.n;
-        assert_eq!(bulk.matrix.len(), n * n);
-        assert_eq!(bulk.header.shepard.len(), original.shepard.len());
-        // The header travels as JSON.
-        let header: BulkHeader = serde_json::from_str(&serde_json::to_string(&bulk.header).unwrap()).unwrap();
-        let mut back = light.clone();
-        back.restore_bulk(Bulk { header, ..bulk });
-        assert_eq!(back, original);
-    }
-
-    #[test]
-    fn bad_bytes_become_an_error_message() {
-        let req = Request {
-            id: 1,
-            source: Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false },
-            params: AnalysisParams::default(),
-            learned: None,
-        };
-        let err = run(&req, b"", &[], &mut |_| {}).unwrap_err();
-        assert_eq!(err.to_string(), "the input is empty");
-        let genesis = Request { source: Source::Genesis, ..req };
-        assert!(run(&genesis, &[], &[], &mut |_| {}).is_ok());
-        // A learned table that does not parse names its file.
-        let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
-        let err = run(&Request { learned, ..genesis }, &[], b"1 x\n", &mut |_| {}).unwrap_err();
-        assert!(err.to_string().starts_with("learned encoding: t.csv: line 1"), "{err}");
-    }
-
-    #[test]
-    fn a_learned_table_is_compared_like_the_engine_does() {
-        let params = AnalysisParams { max_len: 12, ..Default::default() };
-        let table: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos(), 0.1]).collect();
-        let text: String = table.iter().map(|r| format!("{}, {}, {}\n", r[0], r[1], r[2])).collect();
-        let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
-        let req = Request { id: 2, source: Source::Genesis, params: params.clone(), learned };
-        let payload = run(&req, &[], text.as_bytes(), &mut |_| {}).unwrap();
-        let direct = analyze(&Corpus::from_text(GENESIS), &params, Some(&table), &mut |_| true).unwrap();
-        assert_eq!(payload.report, direct.report(true));
-        assert!(payload.report.encodings.contains_key("learned") && payload.shepard.contains_key("learned"));
-    }
-}
+mod tests;

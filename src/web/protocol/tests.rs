@@ -1,0 +1,130 @@
+use super::*;
+
+#[test]
+fn messages_round_trip_as_json() {
+    let req = Request {
+        id: 7,
+        source: Source::Bytes {
+            name: "x.csv".into(),
+            format: InputFormat::Csv { delimiter: b',', column: Some("text".into()), has_header: true },
+            lossy: false,
+        },
+        params: AnalysisParams::default(),
+        learned: Some(LearnedTable { name: "model.safetensors".into(), tensor: Some("wpe.weight".into()) }),
+        reuse_geometry: true,
+    };
+    let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
+    assert_eq!(back, req);
+    let r = Response::Progress { id: 1, stage: Stage::Mds, fraction: 0.5 };
+    assert_eq!(serde_json::from_str::<Response>(&serde_json::to_string(&r).unwrap()).unwrap(), r);
+}
+
+#[test]
+fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
+    let params = AnalysisParams {
+        encodings: crate::encodings::EncodingParams { d: 32, ..Default::default() },
+        ..Default::default()
+    };
+    let synth = SynthParams { sequences: 200, positions: 16, ..Default::default() };
+    let req = Request {
+        id: 3,
+        source: Source::Synthetic(synth.clone()),
+        params: params.clone(),
+        learned: None,
+        reuse_geometry: false,
+    };
+    let mut stages = Vec::new();
+    let payload = run(&req, &[], &[], &mut |r| {
+        if let Response::Progress { id, stage, .. } = r {
+            assert_eq!(id, 3);
+            stages.push(stage);
+        }
+    })
+    .unwrap();
+    assert!(stages.contains(&Stage::Counting) && stages.contains(&Stage::Stress));
+    let direct = analyze(&Corpus::from_sequences(generate(&synth).unwrap()), &params, None, &mut |_| true).unwrap();
+    assert_eq!(payload.report, direct.report(true));
+    assert_eq!(payload.shepard.len(), 8);
+    let pts = &payload.shepard["pmds"];
+    assert!(!pts.is_empty() && pts.iter().all(|(d, e)| (d - e).abs() < 1e-5));
+}
+
+#[test]
+fn bulk_arrays_round_trip() {
+    let params = AnalysisParams {
+        encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
+        ..Default::default()
+    };
+    let synth = SynthParams { sequences: 100, positions: 12, ..Default::default() };
+    let req = Request { id: 1, source: Source::Synthetic(synth), params, learned: None, reuse_geometry: false };
+    let original = run(&req, &[], &[], &mut |_| {}).unwrap();
+    let mut light = original.clone();
+    let bulk = light.take_bulk();
+    assert!(light.report.matrix.is_empty() && light.coordinates.data.is_empty() && light.shepard.is_empty());
+    let n = original.report.n;
+    assert_eq!(bulk.matrix.len(), n * n);
+    assert_eq!(bulk.header.shepard.len(), original.shepard.len());
+    // The header travels as JSON.
+    let header: BulkHeader = serde_json::from_str(&serde_json::to_string(&bulk.header).unwrap()).unwrap();
+    let mut back = light.clone();
+    back.restore_bulk(Bulk { header, ..bulk });
+    assert_eq!(back, original);
+}
+
+#[test]
+fn bad_bytes_become_an_error_message() {
+    let req = Request {
+        id: 1,
+        source: Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false },
+        params: AnalysisParams::default(),
+        learned: None,
+        reuse_geometry: false,
+    };
+    let err = run(&req, b"", &[], &mut |_| {}).unwrap_err();
+    assert_eq!(err.to_string(), "the input is empty");
+    let genesis = Request { source: Source::Genesis, ..req };
+    assert!(run(&genesis, &[], &[], &mut |_| {}).is_ok());
+    // A learned table that does not parse names its file.
+    let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
+    let err = run(&Request { learned, ..genesis }, &[], b"1 x\n", &mut |_| {}).unwrap_err();
+    assert!(err.to_string().starts_with("learned encoding: t.csv: line 1"), "{err}");
+}
+
+#[test]
+fn a_learned_table_is_compared_like_the_engine_does() {
+    let params = AnalysisParams { max_len: 12, ..Default::default() };
+    let table: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos(), 0.1]).collect();
+    let text: String = table.iter().map(|r| format!("{}, {}, {}\n", r[0], r[1], r[2])).collect();
+    let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
+    let req = Request { id: 2, source: Source::Genesis, params: params.clone(), learned, reuse_geometry: false };
+    let payload = run(&req, &[], text.as_bytes(), &mut |_| {}).unwrap();
+    let direct = analyze(&Corpus::from_text(GENESIS), &params, Some(&table), &mut |_| true).unwrap();
+    assert_eq!(payload.report, direct.report(true));
+    assert!(payload.report.encodings.contains_key("learned") && payload.shepard.contains_key("learned"));
+}
+
+/// A live request on the kept geometry gives exactly what a whole run with the same options
+/// gives; without a kept analysis it is a message.
+#[test]
+fn a_session_updates_the_encodings_on_its_kept_geometry() {
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 8;
+    let source = Source::Synthetic(SynthParams { sequences: 150, positions: 16, ..Default::default() });
+    let req = Request { id: 1, source: source.clone(), params: p.clone(), learned: None, reuse_geometry: false };
+    let mut session = Session::default();
+    let live = Request { id: 2, reuse_geometry: true, ..req.clone() };
+    assert!(session.run(&live, b"", b"", &mut |_| {}).unwrap_err().to_string().contains("press Run"));
+    session.run(&req, b"", b"", &mut |_| {}).unwrap();
+    let mut q = p.clone();
+    q.encodings.slope = 2.0;
+    q.encodings.head_dim = 8;
+    let live = Request { id: 2, params: q.clone(), reuse_geometry: true, ..req.clone() };
+    let mut stages = Vec::new();
+    let updated = session.run(&live, b"", b"", &mut |r| stages.push(r)).unwrap();
+    let whole = run(&Request { id: 3, params: q, ..req }, b"", b"", &mut |_| {}).unwrap();
+    assert_eq!(updated, whole);
+    assert!(
+        stages.iter().all(|r| matches!(r, Response::Progress { stage: Stage::Encodings | Stage::Stress, .. })),
+        "no recount"
+    );
+}
