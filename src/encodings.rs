@@ -62,6 +62,22 @@ impl EncodingKind {
     pub const BUILT_IN: [EncodingKind; 8] =
         [Self::Nope, Self::Sinusoidal, Self::Rope, Self::Alibi, Self::Random, Self::Pmds, Self::PmdsR, Self::Smacof];
 
+    /// Whether this encoding's configuration is the same under parameters `a` and `b`: only
+    /// the parameters it reads matter (the module table), so live updates rebuild only the
+    /// encodings a change touches. A learned table is the caller's to compare.
+    pub fn same_config(self, a: &EncodingParams, b: &EncodingParams) -> bool {
+        match self {
+            Self::Nope | Self::Learned => true,
+            Self::Sinusoidal => a.d == b.d && a.base == b.base,
+            Self::Rope => a.head_dim == b.head_dim && a.base == b.base,
+            Self::Alibi => a.slope == b.slope,
+            Self::Random => a.d == b.d && a.sigma == b.sigma && a.seed == b.seed,
+            Self::Pmds => a.d == b.d,
+            Self::PmdsR => a.rank == b.rank && a.d == b.d,
+            Self::Smacof => a.d == b.d && a.smacof_max_iter == b.smacof_max_iter,
+        }
+    }
+
     /// The report name.
     pub fn name(self) -> &'static str {
         match self {

@@ -175,7 +175,7 @@ impl Analysis {
             corpus_monotonicity_violation_rate: self.corpus_monotonicity,
             encodings,
             encoding_order: self.compared.iter().map(|c| c.encoding.kind.name().to_string()).collect(),
-            rank_curve: self.rank_curve(self.effective_rank.clamp(1, 128)),
+            rank_curve: self.rank_curve.clone(),
             top_tokens: (0..c.n).map(|i| c.top_tokens(i, 5)).collect(),
             pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))).to_rows(),
             params: self.params.clone(),

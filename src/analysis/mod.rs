@@ -173,6 +173,9 @@ pub struct Analysis {
     pub corpus_monotonicity: Option<f64>,
     /// Encodings in report order.
     pub compared: Vec<Compared>,
+    /// Stress of low-rank PMDS X_r for r = 1..=min(r_τ, 128) (geometry only: kept by
+    /// [`Analysis::reencode`], which only updates the parameter counts r(n+d)).
+    pub rank_curve: Vec<crate::report::RankPoint>,
 }
 
 /// Runs the whole pipeline. `learned` is an optional position table (rows ≥ n).
@@ -219,11 +222,10 @@ pub fn analyze(
     let spectrum = Spectrum::of_distances(&distances)?;
     let effective_rank = spectrum.effective_rank(params.tau);
     let energy_rank = spectrum.energy_rank(params.energy).max(1);
-    let compared = compare(&distances, &spectrum, (effective_rank, energy_rank), params, learned, &mut report)?;
+    let compared = compare(&distances, &spectrum, (effective_rank, energy_rank), params, learned, None, &mut report)?;
     report(Stage::Stress, 0.5)?;
     let corpus_monotonicity = monotonicity::violation_rate(&distances);
-    report(Stage::Stress, 1.0)?;
-    Ok(Analysis {
+    let mut analysis = Analysis {
         params: params.clone(),
         skipped_lines: corpus.skipped_lines,
         counts,
@@ -233,7 +235,11 @@ pub fn analyze(
         energy_rank,
         corpus_monotonicity,
         compared,
-    })
+        rank_curve: Vec::new(),
+    };
+    analysis.rank_curve = analysis.rank_curve(effective_rank.clamp(1, 128));
+    report(Stage::Stress, 1.0)?;
+    Ok(analysis)
 }
 
 /// Builds every encoding and its stress against D (stages "encodings", "stress").
@@ -243,6 +249,7 @@ fn compare(
     (effective_rank, energy_rank): (usize, usize),
     params: &AnalysisParams,
     learned: Option<&[Vec<f64>]>,
+    kept: Option<(&[Compared], &encodings::EncodingParams)>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
     let n = distances.n();
@@ -258,6 +265,15 @@ fn compare(
     let mut cancelled = false;
     for (k, &kind) in kinds.iter().enumerate() {
         report(Stage::Encodings, k as f64 / kinds.len() as f64)?;
+        // An encoding whose own parameters did not change is the same configuration.
+        let unchanged = kept.and_then(|(cs, old)| {
+            let same = kind.same_config(old, &params.encodings) && kind != EncodingKind::Learned;
+            cs.iter().find(|c| c.encoding.kind == kind).filter(|_| same)
+        });
+        if let Some(c) = unchanged {
+            compared.push(c.clone());
+            continue;
+        }
         let encoding = match (kind, learned) {
             (EncodingKind::Learned, Some(table)) => encodings::learned(n, table)?,
             _ => {
@@ -312,36 +328,18 @@ impl Analysis {
             }
         };
         let ranks = (self.effective_rank, self.energy_rank);
-        let compared = compare(&self.distances, &self.spectrum, ranks, params, learned, &mut report)?;
+        let kept = Some((self.compared.as_slice(), &self.params.encodings));
+        let compared = compare(&self.distances, &self.spectrum, ranks, params, learned, kept, &mut report)?;
+        let n = self.counts.n;
+        let rank_curve = self
+            .rank_curve
+            .iter()
+            .map(|p| crate::report::RankPoint { parameters: (p.rank * (n + params.encodings.d)) as u64, ..p.clone() })
+            .collect();
         report(Stage::Stress, 1.0)?;
-        Ok(Analysis { params: params.clone(), compared, ..self.clone() })
+        Ok(Analysis { params: params.clone(), compared, rank_curve, ..self.clone() })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::synth::{generate, SynthParams};
-
-    /// Re-encoding the kept geometry gives exactly the numbers of a whole new run.
-    #[test]
-    fn reencoding_equals_a_full_run() {
-        let corpus = Corpus::from_sequences(
-            generate(&SynthParams { sequences: 300, positions: 24, ..Default::default() }).unwrap(),
-        );
-        let mut p = AnalysisParams::default();
-        p.encodings.d = 12;
-        let first = analyze(&corpus, &p, None, &mut |_| true).unwrap();
-        p.encodings.slope = 0.125;
-        p.encodings.base = 77.0;
-        p.encodings.rank = Some(2);
-        p.encodings.seed = 5;
-        let table: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, (i as f64).sqrt()]).collect();
-        let live = first.reencode(&p, Some(&table), &mut |_| true).unwrap().report(true);
-        let full = analyze(&corpus, &p, Some(&table), &mut |_| true).unwrap().report(true);
-        assert_eq!(live, full);
-        assert_ne!(live.encodings["alibi"], first.report(false).encodings["alibi"]);
-        p.max_len = 10;
-        assert!(first.reencode(&p, None, &mut |_| true).is_err(), "a geometry option needs a full run");
-    }
-}
+mod tests;
