@@ -73,3 +73,13 @@ fn csv_with_a_quote_that_never_closes() {
     assert_eq!(e, PosgeoError::UnclosedQuote { line: 4 });
     assert!(e.to_string().contains("line 4: a quoted field opens here and is never closed"));
 }
+
+/// Found by `cargo fuzz run tables` (fuzz/artifacts/tables/crash-bc5f8436…): an `.npy` of
+/// shape (0, 2) read as an empty table instead of an error. Empty tensors are errors too.
+#[test]
+fn fuzz_regression_empty_arrays_are_errors() {
+    let e = table_error(&npy("<f8", "0, 2", &[0; 16]));
+    assert!(e.contains(".npy array of shape 0×2 holds no values"), "{e}");
+    let e = table_error(&safetensors(r#"{"pos":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]}}"#, &[], None));
+    assert!(e.contains("shape 0×4 holds no values"), "{e}");
+}

@@ -72,7 +72,10 @@ pub(super) fn read_npy(bytes: &[u8]) -> Result<Table> {
         8 => open()?.into_vec::<f64>().map_err(|e| bad(format!(".npy: {e}")))?,
         _ => open()?.into_vec::<f32>().map_err(|e| bad(format!(".npy: {e}")))?.into_iter().map(f64::from).collect(),
     };
-    if cols == 0 || values.len() != rows * cols {
+    if rows == 0 || cols == 0 {
+        return Err(bad(format!(".npy array of shape {rows}×{cols} holds no values")));
+    }
+    if values.len() != rows * cols {
         return Err(bad(format!(".npy: {} values for shape {rows}×{cols}", values.len())));
     }
     Ok(match order {

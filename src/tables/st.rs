@@ -73,7 +73,10 @@ pub(super) fn read_safetensors(bytes: &[u8], tensor: Option<&str>) -> Result<Tab
         Dtype::BF16 => data.chunks_exact(2).map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f64()).collect(),
         other => return Err(bad(format!("tensor {name:?} has dtype {other:?}; F64, F32, F16 or BF16 expected"))),
     };
-    if values.len() != rows * cols || cols == 0 {
+    if rows == 0 || cols == 0 {
+        return Err(bad(format!("tensor {name:?} of shape {rows}×{cols} holds no values")));
+    }
+    if values.len() != rows * cols {
         return Err(bad(format!("tensor {name:?}: {} values for shape {rows}×{cols}", values.len())));
     }
     Ok(values.chunks(cols).map(<[f64]>::to_vec).collect())
