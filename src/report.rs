@@ -241,6 +241,28 @@ impl Report {
         lines
     }
 
+    /// One line that answers "which encoding fits this corpus?": the fixed (parameter-free)
+    /// encodings ranked by scale-optimal stress σ*, e.g. "On this corpus sinusoidal fits best
+    /// among the fixed encodings (σ* = 0.0490); rope 0.0530, alibi 0.1020".
+    pub fn verdict(&self) -> String {
+        let mut fixed: Vec<(&str, f64)> = ["sinusoidal", "rope", "alibi"]
+            .iter()
+            .filter_map(|&n| self.encodings.get(n).map(|e| (n, e.scaled_stress)))
+            .collect();
+        fixed.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let Some(&(best, s)) = fixed.first() else { return String::new() };
+        let rest: Vec<String> = fixed[1..].iter().map(|(n, v)| format!("{n} {}", fmt_number(Some(*v)))).collect();
+        let mut line = format!(
+            "On this corpus {best} fits best among the fixed encodings (σ* = {}); {}",
+            fmt_number(Some(s)),
+            rest.join(", ")
+        );
+        if let Some(l) = self.encodings.get("learned") {
+            line.push_str(&format!("; the learned table {}", fmt_number(Some(l.scaled_stress))));
+        }
+        line
+    }
+
     /// One encoding's numeric cells, in [`STRESS_COLUMNS`] order after `encoding`, `dim`
     /// and `parameters` (`None` where undefined).
     pub fn stress_cells(&self, name: &str) -> Option<[(&'static str, Option<f64>); 5]> {
@@ -312,6 +334,18 @@ mod tests {
         assert_eq!(fmt_number(Some(0.0001234)), "1.234e-4");
         assert_eq!(fmt_number(Some(12345.0)), "1.234e4");
         assert_eq!(fmt_number(Some(-2.5)), "-2.5000");
+    }
+
+    #[test]
+    fn the_verdict_ranks_the_fixed_encodings() {
+        let mut r = crate::charts::tests::report();
+        for (n, v) in [("sinusoidal", 0.3), ("rope", 0.049), ("alibi", 0.102)] {
+            r.encodings.get_mut(n).unwrap().scaled_stress = v;
+        }
+        assert_eq!(
+            r.verdict(),
+            "On this corpus rope fits best among the fixed encodings (σ* = 0.0490); alibi 0.1020, sinusoidal 0.3000"
+        );
     }
 
     #[test]

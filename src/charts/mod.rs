@@ -124,4 +124,4 @@ pub(crate) fn span(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

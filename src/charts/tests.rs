@@ -5,7 +5,7 @@ use crate::synth::{generate, SynthParams};
 use crate::Corpus;
 use plotters::coord::Shift;
 
-pub(super) fn report() -> Report {
+pub(crate) fn report() -> Report {
     let lines = generate(&SynthParams { sequences: 200, positions: 20, ..Default::default() }).unwrap();
     let p = AnalysisParams {
         encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },

@@ -16,6 +16,7 @@ let server, url, browser;
 before(async () => {
   ({ server, url } = await serve(path.join(ROOT, 'dist'), '/shell/'));
   browser = await launch();
+  fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
 });
 after(async () => { await browser?.close(); server?.close(); });
 
@@ -127,9 +128,25 @@ test('live parameters: an encoding-only control updates the table to the numbers
     }
   }
   assert.match(new URL(page.url()).search, /slope=0\.125/, 'the link follows');
+  // The verdict names the best fixed encoding by the numbers in the table.
+  const fixed = ['sinusoidal', 'rope', 'alibi'].sort((a, b) => shown[a].scaled_stress - shown[b].scaled_stress);
+  assert.match(await page.$eval('#verdict', (e) => e.textContent), new RegExp(`^On this corpus ${fixed[0]} fits best among the fixed encodings`));
   // A geometry option does not update live: it waits for Run.
   await page.fill('#opt-max_len', '10');
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(await table(page), shown);
+  await page.close();
+});
+
+test('the first screen answers the question: verdict and stress chart above the fold at 1366×768', async () => {
+  const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
+  await page.goto(url);
+  assert.equal(await settle(page), 'done');
+  for (const sel of ['#verdict', '#chart-stress']) {
+    const r = await page.$eval(sel, (e) => { const b = e.getBoundingClientRect(); return { top: b.top, bottom: b.bottom, h: b.height }; });
+    assert.ok(r.h > 10 && r.top >= 0 && r.bottom <= 768, `${sel} at ${JSON.stringify(r)}`);
+  }
+  assert.match(await page.$eval('#verdict', (e) => e.textContent), /^On this corpus (sinusoidal|rope|alibi) fits best among the fixed encodings \(σ\* = /);
+  await page.screenshot({ path: path.join(ROOT, 'test-artifacts', 'first-screen-1366x768.png') });
   await page.close();
 });

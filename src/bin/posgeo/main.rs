@@ -209,6 +209,9 @@ mod cli {
         let mut s: String = r.summary_lines().iter().map(|l| format!("{l}\n")).collect();
         s.push('\n');
         s.push_str(&r.stress_text());
+        s.push('\n');
+        s.push_str(&r.verdict());
+        s.push('\n');
         s
     }
 }

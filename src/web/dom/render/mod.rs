@@ -20,6 +20,7 @@ pub fn results(id: u32) {
         return;
     };
     let r = &p.report;
+    els.verdict.set_text_content(Some(&r.verdict()));
     els.summary.set_text_content(None);
     for line in r.summary_lines() {
         if let Some(e) = make("p", &line) {
