@@ -7,6 +7,17 @@ use crate::web::protocol::{LearnedTable, Request, Source};
 use crate::web::url::PageState;
 use crate::web::view::charts::MapView;
 
+/// The loaded learned table, with the tensor the form picks.
+fn learned_table(m: &Model, form: &Form) -> Option<LearnedTable> {
+    match &m.learned_file {
+        FileSlot::Loaded(name) => Some(LearnedTable {
+            name: name.clone(),
+            tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
+        }),
+        _ => None,
+    }
+}
+
 /// A fresh worker: it is not ready yet and keeps no geometry.
 fn restart_worker(m: &mut Model) -> Effect {
     m.worker_ready = false;
@@ -31,13 +42,7 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         m.live_pending = Some((form, at));
         return Vec::new();
     }
-    let learned = match &m.learned_file {
-        FileSlot::Loaded(name) => Some(LearnedTable {
-            name: name.clone(),
-            tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
-        }),
-        _ => None,
-    };
+    let learned = learned_table(m, &form);
     m.last_id += 1;
     let id = m.last_id;
     m.running = Some(id);
@@ -117,13 +122,7 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         Ok(c) => c,
         Err(e) => return [fx, failed(e.unwrap_or_default())].concat(),
     };
-    let learned = match &m.learned_file {
-        FileSlot::Loaded(name) => Some(LearnedTable {
-            name: name.clone(),
-            tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
-        }),
-        _ => None,
-    };
+    let learned = learned_table(m, &form);
     m.last_id += 1;
     let id = m.last_id;
     m.live = false;
