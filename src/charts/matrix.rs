@@ -147,3 +147,37 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
     chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(err)?;
     Ok(frame(&chart, (0.5, x1), (FLOOR, 2.0), true))
 }
+
+/// Two block heatmaps side by side on one colour scale: the corpus's D (left) and an
+/// encoding's a*·δ (right), each `side` × `side` row-major. The frame's x runs over both
+/// panels: the left over 0..side, the right over side + 1 .. 2·side + 1.
+pub fn geometry_pair<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    side: usize,
+    corpus: &[f32],
+    encoding: &[f32],
+    name: &str,
+) -> ChartResult {
+    area.fill(&WHITE).map_err(err)?;
+    let s = side as f64;
+    let max = corpus.iter().chain(encoding).map(|&v| f64::from(v)).fold(0.0f64, f64::max).max(1e-300);
+    let x1 = 2.0 * s + 1.0;
+    let mut chart = ChartBuilder::on(area)
+        .margin(STYLE.margin)
+        .x_label_area_size(STYLE.x_labels)
+        .y_label_area_size(STYLE.y_labels)
+        .caption(format!("corpus D (left) and a*·δ of {name} (right), one colour scale"), (STYLE.font, STYLE.caption))
+        .build_cartesian_2d(0f64..x1, s..0f64)
+        .map_err(err)?;
+    chart.configure_mesh().disable_mesh().x_labels(0).y_desc("block of positions").draw().map_err(err)?;
+    for (offset, values) in [(0.0, corpus), (s + 1.0, encoding)] {
+        chart
+            .draw_series(values.iter().enumerate().take(side * side).map(|(k, &v)| {
+                let (i, j) = ((k / side) as f64, (k % side) as f64);
+                let colour = viridis(f64::from(v) / max);
+                Rectangle::new([(offset + j, i), (offset + j + 1.0, i + 1.0)], colour.filled())
+            }))
+            .map_err(err)?;
+    }
+    Ok(frame(&chart, (0.0, x1), (s, 0.0), false))
+}

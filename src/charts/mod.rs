@@ -12,7 +12,7 @@ mod matrix;
 
 pub use bars::{monotonicity, stress_bars, support};
 pub use map::{pmds_map, pmds_map_3d, shepard, View3d};
-pub use matrix::{heatmap, rank_curve, spectrum};
+pub use matrix::{geometry_pair, heatmap, rank_curve, spectrum};
 
 /// Result of a chart function.
 pub type ChartResult = Result<Frame, String>;

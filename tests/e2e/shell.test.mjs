@@ -150,3 +150,25 @@ test('the first screen answers the question: verdict and stress chart above the 
   await page.screenshot({ path: path.join(ROOT, 'test-artifacts', 'first-screen-1366x768.png') });
   await page.close();
 });
+
+test('encodings seen as geometry: D beside a*·δ of the picked encoding, with read-outs', async () => {
+  const page = await open();
+  await page.$eval('#chart-geometry', (c) => c.scrollIntoView());
+  const box = await page.$eval('#chart-geometry', (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.w ?? r.width, h: r.height }; });
+  const readout = async () => {
+    for (let f = 0.3; f < 0.9; f += 0.1) {
+      await page.mouse.move(box.x + box.w * 0.75, box.y + box.h * f);
+      const t = await page.$eval('#readout-geometry', (e) => e.textContent);
+      if (t) return t;
+    }
+    return '';
+  };
+  assert.match(await readout(), /^positions \d+\.\.\d+ × \d+\.\.\d+: D = [\d.]+, a\*·δ \(sinusoidal\) = [\d.]+$/);
+  const before = await page.$eval('#chart-geometry', (c) => c.toDataURL());
+  await page.selectOption('#shepard-select', 'pmds');
+  assert.notEqual(await page.$eval('#chart-geometry', (c) => c.toDataURL()), before, 'the picker redraws it');
+  // PMDS is exact on the default corpus: both panels show the same block.
+  const m = (await readout()).match(/D = ([\d.]+), a\*·δ \(pmds\) = ([\d.]+)/);
+  assert.ok(m && m[1] === m[2], `pmds reproduces D: ${m}`);
+  await page.close();
+});

@@ -245,7 +245,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::ShepardPicked(name) => {
             m.view.shepard = Some(name);
-            vec![Effect::Draw(ChartKind::Shepard), Effect::WriteUrl(m.link())]
+            vec![Effect::Draw(ChartKind::Shepard), Effect::Draw(ChartKind::Geometry), Effect::WriteUrl(m.link())]
         }
         Msg::MapMoved(view) => {
             m.view.map = view;

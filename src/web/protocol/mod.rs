@@ -124,6 +124,41 @@ pub struct Payload {
     pub shepard: BTreeMap<String, Vec<(f32, f32)>>,
     /// The `pmds` configuration X_d (all its coordinates), for the CSV export.
     pub coordinates: Points,
+    /// D and every encoding's a*·δ as block means, for the side-by-side geometry chart.
+    #[serde(default)]
+    pub heat: Heat,
+}
+
+/// Block means of D and of each encoding's a*·δ on a `side` × `side` grid (row-major),
+/// small enough to travel in the JSON: `side` = min(n, [`HEAT_BLOCKS`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Heat {
+    /// Blocks per side.
+    pub side: usize,
+    /// D.
+    pub corpus: Vec<f32>,
+    /// a*·δ per encoding.
+    pub encodings: BTreeMap<String, Vec<f32>>,
+}
+
+/// Blocks per side of [`Heat`].
+pub const HEAT_BLOCKS: usize = 48;
+
+/// Block means of `scale`·m on a `side` × `side` grid; block b covers rows and columns
+/// b·n/side .. (b+1)·n/side.
+pub fn block_means(m: &crate::metric::DistanceMatrix, side: usize, scale: f64) -> Vec<f32> {
+    let n = m.n();
+    let edge = |b: usize| b * n / side.max(1);
+    let mut out = Vec::with_capacity(side * side);
+    for bi in 0..side {
+        for bj in 0..side {
+            let (rows, cols) = (edge(bi)..edge(bi + 1), edge(bj)..edge(bj + 1));
+            let count = (rows.len() * cols.len()).max(1) as f64;
+            let sum: f64 = rows.map(|i| m.row(i)[cols.clone()].iter().sum::<f64>()).sum();
+            out.push((scale * sum / count) as f32);
+        }
+    }
+    out
 }
 
 /// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs). The
@@ -320,7 +355,17 @@ fn payload_of(analysis: &Analysis) -> Payload {
         .find(|c| c.encoding.kind == crate::encodings::EncodingKind::Pmds)
         .map(|c| c.encoding.points.clone())
         .unwrap_or_default();
-    Payload { report: analysis.report(true), shepard, coordinates }
+    let side = n.min(HEAT_BLOCKS);
+    let heat = Heat {
+        side,
+        corpus: block_means(&analysis.distances, side, 1.0),
+        encodings: analysis
+            .compared
+            .iter()
+            .map(|c| (c.encoding.kind.name().to_string(), block_means(&c.delta, side, c.stress.scale)))
+            .collect(),
+    };
+    Payload { report: analysis.report(true), shepard, coordinates, heat }
 }
 
 #[cfg(test)]

@@ -128,3 +128,23 @@ fn a_session_updates_the_encodings_on_its_kept_geometry() {
         "no recount"
     );
 }
+
+/// The geometry chart's blocks: D's block means; PMDS at full rank reproduces them (a* = 1,
+/// δ = D), `nope` is all zero.
+#[test]
+fn heat_blocks_of_an_exact_encoding_equal_the_corpus_blocks() {
+    let mut params = AnalysisParams::default();
+    params.encodings.d = 64;
+    let source = Source::Synthetic(SynthParams { sequences: 200, positions: 30, ..Default::default() });
+    let req = Request { id: 1, source, params, learned: None, reuse_geometry: false };
+    let p = run(&req, b"", b"", &mut |_| {}).unwrap();
+    let h = &p.heat;
+    assert_eq!((h.side, h.corpus.len()), (30, 900));
+    let pmds = &h.encodings["pmds"];
+    assert!(h.corpus.iter().zip(pmds).all(|(d, e)| (d - e).abs() < 1e-5), "PMDS is exact here");
+    assert!(h.encodings["nope"].iter().all(|&v| v == 0.0));
+    // Diagonal blocks of size 1 are zero; block means of a 2×2 grid average their cells.
+    let m = crate::metric::DistanceMatrix::from_fn(4, |i, j| (i as f64 - j as f64).abs());
+    assert_eq!(block_means(&m, 2, 1.0), vec![0.5, 2.0, 2.0, 0.5]);
+    assert_eq!(block_means(&m, 4, 2.0)[1], 2.0);
+}

@@ -17,6 +17,8 @@ pub enum ChartKind {
     Stress,
     /// The distance matrix.
     Heatmap,
+    /// D beside an encoding's a*·δ, block means on one colour scale.
+    Geometry,
     /// Eigenvalues of B.
     Spectrum,
     /// The PMDS map (2-D or 3-D).
@@ -33,9 +35,10 @@ pub enum ChartKind {
 
 impl ChartKind {
     /// Every chart, in page order (the order they are drawn in).
-    pub const ALL: [ChartKind; 8] = [
+    pub const ALL: [ChartKind; 9] = [
         ChartKind::Stress,
         ChartKind::Heatmap,
+        ChartKind::Geometry,
         ChartKind::Spectrum,
         ChartKind::Map,
         ChartKind::Shepard,
@@ -49,6 +52,7 @@ impl ChartKind {
         match self {
             ChartKind::Stress => "stress",
             ChartKind::Heatmap => "heatmap",
+            ChartKind::Geometry => "geometry",
             ChartKind::Spectrum => "spectrum",
             ChartKind::Map => "map",
             ChartKind::Shepard => "shepard",
@@ -123,6 +127,12 @@ pub fn draw_on<DB: DrawingBackend>(
         ChartKind::Heatmap => {
             let m = r.matrix.values().next().map(Vec::as_slice).unwrap_or(&[]);
             charts::heatmap(root, m, &r.metric, svg, SVG_HEATMAP_BLOCKS)?
+        }
+        ChartKind::Geometry => {
+            let name = view.shepard_for(p);
+            let h = &p.heat;
+            let delta = h.encodings.get(name).map(Vec::as_slice).unwrap_or(&[]);
+            charts::geometry_pair(root, h.side, &h.corpus, delta, name)?
         }
         ChartKind::Spectrum => charts::spectrum(root, r)?,
         ChartKind::Map if view.map.three_d => {

@@ -56,6 +56,7 @@ pub fn readout(
             let d = r.matrix.values().next()?.get(i)?.get(j)?;
             at(format!("i = {i}, j = {j}, D_ij = {d:.6}"), i)
         }
+        ChartKind::Geometry => geometry(p, view, (x, y)),
         ChartKind::Spectrum => {
             let k = x.round().max(1.0) as usize;
             text(format!("λ_{k} = {:.6e}", r.eigenvalues.get(k - 1)?))
@@ -85,6 +86,25 @@ pub fn readout(
             Some(Readout { text: t, position: kept.then_some(i) })
         }
     }
+}
+
+/// A block of the geometry chart: its positions and both values.
+fn geometry(p: &Payload, view: &View, (x, y): (f64, f64)) -> Option<Readout> {
+    let h = &p.heat;
+    let side = h.side;
+    let (i, mut j) = (y.max(0.0) as usize, x.max(0.0) as usize);
+    if j == side || i >= side {
+        return None; // the gap between the panels
+    }
+    if j > side {
+        j -= side + 1;
+    }
+    let name = view.shepard_for(p);
+    let (d, e) = (h.corpus.get(i * side + j)?, h.encodings.get(name)?.get(i * side + j)?);
+    let n = p.report.n;
+    let span = |b: usize| format!("{}..{}", b * n / side, ((b + 1) * n / side).saturating_sub(1));
+    let text = format!("positions {} × {}: D = {d:.4}, a*·δ ({name}) = {e:.4}", span(i), span(j));
+    Some(Readout { text, position: Some(i * n / side) })
 }
 
 fn map_3d(r: &Report, (x, y): (f64, f64), pixels: &[(i32, i32)]) -> Option<Readout> {
