@@ -34,6 +34,7 @@ pub mod report;
 pub mod stress;
 pub mod synth;
 pub mod tables;
+pub mod theorem;
 pub mod web;
 
 pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Stage};

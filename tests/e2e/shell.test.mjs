@@ -172,3 +172,29 @@ test('encodings seen as geometry: D beside a*·δ of the picked encoding, with r
   assert.ok(m && m[1] === m[2], `pmds reproduces D: ${m}`);
   await page.close();
 });
+
+test('Theorem 1, live: without positions the readout cannot tell "dog bites man" from "man bites dog"', async () => {
+  const page = await open();
+  const result = () => page.$eval('#theorem-result', (e) => ({
+    eq: Number(e.dataset.equivarianceError), change: Number(e.dataset.readoutChange), text: e.textContent }));
+  await page.click('#theorem-reverse');
+  assert.equal(await page.$eval('#theorem-order', (e) => e.textContent), 'man bites dog');
+  let r = await result();
+  assert.ok(r.eq < 1e-12 && r.change < 1e-12 && /cannot tell/.test(r.text), JSON.stringify(r));
+  for (const signal of ['sinusoidal', 'rope']) {
+    await page.selectOption('#theorem-signal', signal);
+    r = await result();
+    assert.ok(r.eq > 1e-6 && r.change > 1e-6 && /tell the orders apart/.test(r.text), `${signal}: ${JSON.stringify(r)}`);
+  }
+  // ALiBi sees |i − j| only: blind to the exact reverse, not to a swap.
+  await page.selectOption('#theorem-signal', 'alibi');
+  assert.ok((await result()).change < 1e-12);
+  await page.click('#theorem-original');
+  await page.click('#theorem-swap');
+  assert.equal(await page.$eval('#theorem-order', (e) => e.textContent), 'bites dog man');
+  assert.ok((await result()).change > 1e-6);
+  // A new sentence starts from its typed order.
+  await page.fill('#theorem-text', 'the cat sat on the mat');
+  assert.equal(await page.$eval('#theorem-order', (e) => e.textContent), 'the cat sat on the mat');
+  await page.close();
+});

@@ -6,6 +6,7 @@
 
 pub mod form;
 mod run;
+pub mod theorem;
 
 pub use form::{FileOptions, Form, SourceKind};
 
@@ -99,6 +100,8 @@ pub struct View {
     pub map: MapView,
     /// The stress table's order.
     pub sort: Sort,
+    /// The Theorem 1 demonstration.
+    pub demo: theorem::Demo,
 }
 
 /// The page's state.
@@ -172,6 +175,12 @@ pub enum Msg {
     DragEnd,
     /// An export button.
     Export(Export),
+    /// The Theorem 1 sentence was edited.
+    DemoText(String),
+    /// The Theorem 1 signal was picked.
+    DemoSignal(crate::theorem::Signal),
+    /// A Theorem 1 reordering button.
+    DemoReorder(theorem::Reorder),
 }
 
 /// What the DOM layer is asked to do.
@@ -213,6 +222,8 @@ pub enum Effect {
     ShowMap(MapView),
     /// Offer a download.
     Download(Export),
+    /// Show the Theorem 1 demonstration.
+    ShowDemo(theorem::Shown),
 }
 
 /// The whole page logic: applies `msg` to `m` and says what to show.
@@ -259,6 +270,19 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::DragMove { x, y } => drag(m, x, y),
         Msg::DragEnd => m.drag.take().map(|_| Effect::WriteUrl(m.link())).into_iter().collect(),
         Msg::Export(e) => m.results.is_some().then_some(Effect::Download(e)).into_iter().collect(),
+        Msg::DemoText(text) => {
+            m.view.demo.text = text;
+            m.view.demo.reorder(theorem::Reorder::Original);
+            vec![Effect::ShowDemo(m.view.demo.show())]
+        }
+        Msg::DemoSignal(signal) => {
+            m.view.demo.signal = signal;
+            vec![Effect::ShowDemo(m.view.demo.show())]
+        }
+        Msg::DemoReorder(how) => {
+            m.view.demo.reorder(how);
+            vec![Effect::ShowDemo(m.view.demo.show())]
+        }
     }
 }
 

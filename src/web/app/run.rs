@@ -74,7 +74,7 @@ pub(super) fn start(m: &mut Model, state: PageState) -> Vec<Effect> {
     };
     let form = Form::from_state(&state);
     m.shown = state;
-    vec![Effect::ShowForm(Box::new(form), m.view.map)]
+    vec![Effect::ShowForm(Box::new(form), m.view.map), Effect::ShowDemo(m.view.demo.show())]
 }
 
 /// The corpus the form names, or why there is none yet (`Err(None)`: wait for a file).

@@ -9,7 +9,7 @@ use crate::web::view::export::ImageFormat;
 fn started() -> Model {
     let mut m = Model::default();
     let fx = update(&mut m, Msg::Start(PageState::default()));
-    assert!(matches!(fx[..], [Effect::ShowForm(..)]));
+    assert!(matches!(fx[..], [Effect::ShowForm(..), Effect::ShowDemo(..)]));
     m
 }
 

@@ -28,6 +28,15 @@ pub struct FileEls {
     pub info: Element,
 }
 
+/// The Theorem 1 demonstration's elements.
+pub struct DemoEls {
+    pub text: HtmlInputElement,
+    pub signal: HtmlSelectElement,
+    pub buttons: Vec<(crate::web::app::theorem::Reorder, Element)>,
+    pub order: Element,
+    pub result: Element,
+}
+
 /// The page's elements.
 pub struct Elements {
     pub status: Element,
@@ -62,6 +71,7 @@ pub struct Elements {
     pub chart_buttons: Vec<(Export, Element)>,
     pub export_buttons: Vec<(Export, Element)>,
     pub position_tokens: Element,
+    pub demo: DemoEls,
 }
 
 fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
@@ -72,6 +82,23 @@ fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
 fn all(doc: &Document, selector: &str) -> Vec<Element> {
     let Ok(list) = doc.query_selector_all(selector) else { return Vec::new() };
     (0..list.length()).filter_map(|k| list.item(k)?.dyn_into::<Element>().ok()).collect()
+}
+
+fn demo_elements(d: &Document) -> Result<DemoEls, String> {
+    use crate::web::app::theorem::Reorder;
+    let buttons = [
+        (Reorder::Reverse, "theorem-reverse"),
+        (Reorder::Rotate, "theorem-rotate"),
+        (Reorder::SwapFirstTwo, "theorem-swap"),
+        (Reorder::Original, "theorem-original"),
+    ];
+    Ok(DemoEls {
+        text: by_id(d, "theorem-text")?,
+        signal: by_id(d, "theorem-signal")?,
+        buttons: buttons.iter().map(|&(r, id)| Ok((r, by_id(d, id)?))).collect::<Result<_, String>>()?,
+        order: by_id(d, "theorem-order")?,
+        result: by_id(d, "theorem-result")?,
+    })
 }
 
 impl Elements {
@@ -135,6 +162,7 @@ impl Elements {
             chart_buttons,
             export_buttons,
             position_tokens: by_id(d, "position-tokens")?,
+            demo: demo_elements(d)?,
         })
     }
 

@@ -144,5 +144,12 @@ pub fn perform(effect: Effect) {
             with(|rt| controls::show_map(rt, map));
         }
         Effect::Download(export) => render::download(export),
+        Effect::ShowDemo(shown) => {
+            els.demo.order.set_text_content(Some(&shown.order));
+            let r = &els.demo.result;
+            r.set_text_content(Some(&shown.text));
+            r.set_attribute("data-equivariance-error", &format!("{:?}", shown.equivariance_error)).ok();
+            r.set_attribute("data-readout-change", &format!("{:?}", shown.readout_change)).ok();
+        }
     }
 }

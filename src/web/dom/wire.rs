@@ -42,6 +42,7 @@ pub fn wire() {
     }
     wire_map();
     wire_live();
+    wire_demo(&els.demo);
     for c in &els.charts {
         let kind = c.kind;
         on(target(&c.canvas), "mousemove", move |e: MouseEvent| hover(kind, &e));
@@ -61,6 +62,22 @@ fn wire_live() {
         if let Some((_, el)) = built.iter().find(|(id, _)| *id == o.control) {
             on(target(el), "input", |_: Event| dispatch(Msg::Live { form: controls::read_form(), at: now() }));
         }
+    }
+}
+
+/// The Theorem 1 demonstration: sentence, signal, reordering buttons.
+fn wire_demo(demo: &super::elements::DemoEls) {
+    let text = demo.text.clone();
+    on(target(&demo.text), "input", move |_: Event| dispatch(Msg::DemoText(text.value())));
+    let signal = demo.signal.clone();
+    on(target(&demo.signal), "change", move |_: Event| {
+        if let Some(s) = crate::theorem::Signal::parse(&signal.value()) {
+            dispatch(Msg::DemoSignal(s));
+        }
+    });
+    for (how, b) in &demo.buttons {
+        let how = *how;
+        on(target(b), "click", move |_: Event| dispatch(Msg::DemoReorder(how)));
     }
 }
 
