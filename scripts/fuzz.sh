@@ -16,5 +16,5 @@ for t in $TARGETS; do
   mkdir -p "corpus/$t"
   cp -n seeds/"$t"/* "corpus/$t/" 2>/dev/null || true
   echo "== fuzzing $t for $SECONDS_EACH s =="
-  cargo +nightly fuzz run "$t" -O "corpus/$t" -- -max_total_time="$SECONDS_EACH" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1
+  cargo +nightly fuzz run "$t" -O "corpus/$t" -- -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1
 done

@@ -83,3 +83,18 @@ fn fuzz_regression_empty_arrays_are_errors() {
     let e = table_error(&safetensors(r#"{"pos":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]}}"#, &[], None));
     assert!(e.contains("shape 0×4 holds no values"), "{e}");
 }
+
+/// Found by `cargo fuzz run tables`: a header full of string escapes kept the `npyz` crate's
+/// Python-literal parser busy for minutes (the worker would hang). Headers are now read by a
+/// linear scan, and oversized ones refused.
+#[test]
+fn fuzz_regression_pathological_npy_headers_are_read_at_once() {
+    let escapes = format!("'x': '{}', ", "\\'".repeat(20_000));
+    let t = read_table(&npy("<f8", &format!("2, 2), {escapes}'y': (1"), &[0; 32]), None).unwrap();
+    assert_eq!(t, vec![vec![0.0; 2]; 2], "read at once, the extra keys ignored");
+    let mut huge = b"\x93NUMPY\x02\x00".to_vec();
+    huge.extend_from_slice(&(1u32 << 20).to_le_bytes());
+    huge.extend_from_slice(&vec![b' '; 1 << 20]);
+    let e = table_error(&huge);
+    assert!(e.contains("is not a NumPy header"), "{e}");
+}

@@ -3,7 +3,7 @@
 //!
 //! * text or CSV: one row per line, numbers separated by commas or white space;
 //! * **NumPy `.npy`** (`np.save`), recognised by its magic bytes: a 2-D float64 or float32
-//!   array, C or Fortran order (read with the `npyz` crate);
+//!   array, C or Fortran order, either byte order (its header read by a linear scan);
 //! * **NumPy `.npz`** archives (`np.savez`, a zip of `.npy` members), recognised by the zip
 //!   magic bytes: one member, chosen as below;
 //! * **safetensors** (Hugging Face checkpoints, e.g. GPT-2's `wpe.weight`), recognised by its

@@ -19,9 +19,31 @@ fn npy_header_end(bytes: &[u8]) -> Option<usize> {
 /// The dtype and shape an `.npy` header declares, read from its text before any parser
 /// sees them (a shape whose product overflows must be a message, not a crash).
 fn npy_declared(bytes: &[u8]) -> Result<(String, Vec<u64>)> {
+    npy_header(bytes).map(|h| (h.descr, h.shape))
+}
+
+/// What an `.npy` header declares.
+struct NpyHeader {
+    descr: String,
+    shape: Vec<u64>,
+    fortran: bool,
+}
+
+/// Reads the header's dictionary with a linear scan (a general Python-literal parser took
+/// minutes on a pathological header the fuzzer made); headers over [`MAX_NPY_HEADER`]
+/// bytes are refused.
+fn npy_header(bytes: &[u8]) -> Result<NpyHeader> {
     let end =
         npy_header_end(bytes).filter(|&e| e <= bytes.len()).ok_or_else(|| bad(".npy: the header is cut short"))?;
+    if end > MAX_NPY_HEADER {
+        return Err(bad(format!(
+            ".npy: a header of {} is not a NumPy header (they are a few hundred bytes)",
+            crate::limits::human(end as u64)
+        )));
+    }
     let header = std::str::from_utf8(&bytes[10.min(end)..end]).map_err(|_| bad(".npy: the header is not text"))?;
+    let fortran =
+        header.split_once("'fortran_order'").is_some_and(|(_, r)| r.trim_start_matches([':', ' ']).starts_with("True"));
     let after = |key: &str| header.split_once(key).map(|(_, rest)| rest.trim_start_matches([':', ' ']));
     let descr = after("'descr'").and_then(|r| r.split(['\'', '"']).nth(1)).unwrap_or("?").to_string();
     let shape = after("'shape'")
@@ -37,22 +59,27 @@ fn npy_declared(bytes: &[u8]) -> Result<(String, Vec<u64>)> {
             d.trim_end_matches('L').parse::<u64>().map_err(|_| bad(format!(".npy: shape entry {d:?} is not a size")))
         })
         .collect::<Result<Vec<u64>>>()?;
-    Ok((descr, dims))
+    Ok(NpyHeader { descr, shape: dims, fortran })
 }
+
+/// Headers longer than this are refused (NumPy writes a few hundred bytes).
+const MAX_NPY_HEADER: usize = 1 << 16;
 
 /// A 2-D float64/float32 `.npy` array. Its declared shape × dtype is checked against the
 /// file's size (and the memory budget) before anything is read.
 pub(super) fn read_npy(bytes: &[u8]) -> Result<Table> {
-    let (descr, shape) = npy_declared(bytes)?;
+    let NpyHeader { descr, shape, fortran } = npy_header(bytes)?;
     let &[rows, cols] = shape.as_slice() else {
         return Err(bad(format!(".npy array of shape {shape:?}, not rows × columns")));
     };
-    let width = match descr.trim_start_matches(['<', '|', '=']) {
+    let big_endian = descr.starts_with('>');
+    let width = match descr.trim_start_matches(['<', '>', '|', '=']) {
         "f8" => 8,
         "f4" => 4,
         _ => return Err(bad(format!(".npy dtype {descr}: float64 or float32 expected"))),
     };
-    let data = bytes.len().saturating_sub(npy_header_end(bytes).unwrap_or(bytes.len())) as u64;
+    let start = npy_header_end(bytes).unwrap_or(bytes.len()).min(bytes.len());
+    let data = (bytes.len() - start) as u64;
     let Some(need) = crate::limits::product(&[rows, cols, width]) else {
         return Err(bad(format!(".npy header declares shape {rows}×{cols}, more values than any file can hold")));
     };
@@ -65,22 +92,21 @@ pub(super) fn read_npy(bytes: &[u8]) -> Result<Table> {
         )));
     }
     crate::limits::check("the .npy table", need.saturating_mul(8 / width))?;
-    let open = || npyz::NpyFile::new(bytes).map_err(|e| bad(format!(".npy: {e}")));
-    let order = open()?.order();
     let (rows, cols) = (rows as usize, cols as usize);
-    let values: Vec<f64> = match width {
-        8 => open()?.into_vec::<f64>().map_err(|e| bad(format!(".npy: {e}")))?,
-        _ => open()?.into_vec::<f32>().map_err(|e| bad(format!(".npy: {e}")))?.into_iter().map(f64::from).collect(),
-    };
     if rows == 0 || cols == 0 {
         return Err(bad(format!(".npy array of shape {rows}×{cols} holds no values")));
     }
-    if values.len() != rows * cols {
-        return Err(bad(format!(".npy: {} values for shape {rows}×{cols}", values.len())));
-    }
-    Ok(match order {
-        npyz::Order::C => values.chunks(cols).map(<[f64]>::to_vec).collect(),
-        npyz::Order::Fortran => (0..rows).map(|i| (0..cols).map(|j| values[j * rows + i]).collect()).collect(),
+    let raw = &bytes[start..start + need as usize];
+    let values: Vec<f64> = match (width, big_endian) {
+        (8, false) => raw.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
+        (8, true) => raw.chunks_exact(8).map(|b| f64::from_be_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
+        (_, false) => raw.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect(),
+        (_, true) => raw.chunks_exact(4).map(|b| f64::from(f32::from_be_bytes([b[0], b[1], b[2], b[3]]))).collect(),
+    };
+    Ok(if fortran {
+        (0..rows).map(|i| (0..cols).map(|j| values[j * rows + i]).collect()).collect()
+    } else {
+        values.chunks(cols).map(<[f64]>::to_vec).collect()
     })
 }
 
