@@ -30,7 +30,8 @@ fuzz_target!(|data: &[u8]| {
     };
     match Corpus::read(input, &format, sel & 4 != 0) {
         Ok(corpus) => {
-            let kind = [TokenizerKind::Words, TokenizerKind::Whitespace, TokenizerKind::Chars][usize::from(sel >> 6) % 3];
+            let kind =
+                [TokenizerKind::Words, TokenizerKind::Whitespace, TokenizerKind::Chars][usize::from(sel >> 6) % 3];
             let params = CountParams {
                 tokenizer: Tokenizer { kind, lowercase: sel & 1 == 0, bos: sel & 2 != 0 },
                 mode: if sel & 64 == 0 { Mode::Condition } else { Mode::Pad },
