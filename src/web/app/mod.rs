@@ -130,6 +130,8 @@ pub struct Model {
     live: bool,
     /// The latest live update waiting for the one under way.
     live_pending: Option<(Form, f64)>,
+    /// The learned table of the last full run (a live update reuses it, so it must not change).
+    run_learned: Option<crate::web::protocol::LearnedTable>,
 }
 
 /// What can happen to the page.

@@ -43,6 +43,9 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         return Vec::new();
     }
     let learned = learned_table(m, &form);
+    if learned != m.run_learned {
+        return Vec::new(); // another learned table: the kept one would be stale; wait for Run
+    }
     m.last_id += 1;
     let id = m.last_id;
     m.running = Some(id);
@@ -133,6 +136,7 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     }
     m.started = at;
     m.shown = st.clone();
+    m.run_learned = learned.clone();
     let request = Request { id, source, params: st.params, learned, reuse_geometry: false };
     let job = Job { learned: request.learned.is_some(), request, corpus };
     fx.extend([

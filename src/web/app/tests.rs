@@ -294,6 +294,14 @@ fn live_parameters_reuse_the_kept_geometry() {
     let next = posted(&fx).expect("the waiting update follows");
     assert_eq!(next.request.params.encodings.slope, 0.4);
     assert!(fx.iter().any(|e| matches!(e, Effect::WriteUrl(q) if q.contains("slope=0.25"))));
+    // A learned table chosen since the run is not live either (the worker keeps the old one).
+    let done = done_for(&Job { request: Request { reuse_geometry: false, ..next.request.clone() }, ..next.clone() });
+    update(&mut m, Msg::Worker { response: done, at: 5.5 });
+    update(&mut m, Msg::FileChosen { slot: Slot::Learned, name: "t.npy".into(), size: 10.0 });
+    update(&mut m, Msg::FileLoaded { slot: Slot::Learned, name: "t.npy".into(), size: 10.0, detail: String::new() });
+    let mut k = f.clone();
+    k.values.insert("opt-slope", "0.9".into());
+    assert!(update(&mut m, Msg::Live { form: k, at: 5.6 }).is_empty());
     // A geometry option is not live: it waits for Run.
     let mut h = form();
     h.values.insert("opt-max_len", "30".into());
