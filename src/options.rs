@@ -80,6 +80,8 @@ impl Value {
         match self {
             Value::Int(v) => v.to_string(),
             Value::OptInt(v) => v.map_or(String::new(), |v| v.to_string()),
+            // Shortest round-tripping text; tiny values in exponent form ("1e-8").
+            Value::Real(v) if v != 0.0 && v.abs() < 1e-4 => format!("{v:e}"),
             Value::Real(v) => v.to_string(),
             Value::Choice(v) => v.to_string(),
             Value::Bool(v) => v.to_string(),
