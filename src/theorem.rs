@@ -15,7 +15,7 @@
 //! cannot tell a sequence from its reverse. Any other permutation breaks it.
 
 use rand::SeedableRng;
-use rand_distr::{Distribution, Normal};
+use rand_distr::{Distribution, StandardNormal};
 
 /// Width of the demonstration layer.
 pub const WIDTH: usize = 8;
@@ -66,8 +66,8 @@ pub struct Layer {
 }
 
 fn gaussian_vector(rng: &mut rand_chacha::ChaCha8Rng) -> [f64; WIDTH] {
-    let normal = Normal::new(0.0, 1.0 / (WIDTH as f64).sqrt()).unwrap_or_else(|_| unreachable!("σ > 0"));
-    std::array::from_fn(|_| normal.sample(rng))
+    let sd = 1.0 / (WIDTH as f64).sqrt();
+    std::array::from_fn(|_| sd * Distribution::<f64>::sample(&StandardNormal, rng))
 }
 
 impl Layer {

@@ -178,6 +178,11 @@ pub struct Analysis {
     pub rank_curve: Vec<crate::report::RankPoint>,
 }
 
+/// Stage reports for a progress callback: a `false` answer becomes [`PosgeoError::Cancelled`].
+fn reporter(progress: &mut dyn FnMut(Progress) -> bool) -> impl FnMut(Stage, f64) -> Result<()> + '_ {
+    move |stage, fraction| if progress(Progress { stage, fraction }) { Ok(()) } else { Err(PosgeoError::Cancelled) }
+}
+
 /// Runs the whole pipeline. `learned` is an optional position table (rows ≥ n).
 pub fn analyze(
     corpus: &Corpus,
@@ -186,13 +191,7 @@ pub fn analyze(
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Analysis> {
     params.validate()?;
-    let mut report = |stage, fraction| {
-        if progress(Progress { stage, fraction }) {
-            Ok(())
-        } else {
-            Err(PosgeoError::Cancelled)
-        }
-    };
+    let mut report = reporter(progress);
     report(Stage::Counting, 0.0)?;
     let count_params = CountParams {
         tokenizer: params.tokenizer(),
@@ -320,13 +319,7 @@ impl Analysis {
                 "these options change the corpus geometry: run the whole analysis",
             ));
         }
-        let mut report = |stage, fraction| {
-            if progress(Progress { stage, fraction }) {
-                Ok(())
-            } else {
-                Err(PosgeoError::Cancelled)
-            }
-        };
+        let mut report = reporter(progress);
         let ranks = (self.effective_rank, self.energy_rank);
         let kept = Some((self.compared.as_slice(), &self.params.encodings));
         let compared = compare(&self.distances, &self.spectrum, ranks, params, learned, kept, &mut report)?;

@@ -1,5 +1,6 @@
-//! NumPy files: `.npy` (its declared dtype and shape checked against the file and the memory
-//! budget before `npyz` reads it) and `.npz` archives of them (zip, deflate or stored).
+//! NumPy files: `.npy` (its header read by a linear scan; its declared dtype and shape checked
+//! against the file and the memory budget before the data is read) and `.npz` archives of them
+//! (zip, deflate or stored).
 
 use super::{bad, choose, Candidate, Table};
 use crate::error::Result;
@@ -16,12 +17,6 @@ fn npy_header_end(bytes: &[u8]) -> Option<usize> {
     }
 }
 
-/// The dtype and shape an `.npy` header declares, read from its text before any parser
-/// sees them (a shape whose product overflows must be a message, not a crash).
-fn npy_declared(bytes: &[u8]) -> Result<(String, Vec<u64>)> {
-    npy_header(bytes).map(|h| (h.descr, h.shape))
-}
-
 /// What an `.npy` header declares.
 struct NpyHeader {
     descr: String,
@@ -29,9 +24,10 @@ struct NpyHeader {
     fortran: bool,
 }
 
-/// Reads the header's dictionary with a linear scan (a general Python-literal parser took
-/// minutes on a pathological header the fuzzer made); headers over [`MAX_NPY_HEADER`]
-/// bytes are refused.
+/// Reads the header's dictionary with a linear scan, before any data is touched: a shape
+/// whose product overflows is a message, not a crash, and a general Python-literal parser
+/// took minutes on a pathological header the fuzzer made. Headers over
+/// [`MAX_NPY_HEADER`] bytes are refused.
 fn npy_header(bytes: &[u8]) -> Result<NpyHeader> {
     let end =
         npy_header_end(bytes).filter(|&e| e <= bytes.len()).ok_or_else(|| bad(".npy: the header is cut short"))?;
@@ -96,18 +92,22 @@ pub(super) fn read_npy(bytes: &[u8]) -> Result<Table> {
     if rows == 0 || cols == 0 {
         return Err(bad(format!(".npy array of shape {rows}×{cols} holds no values")));
     }
-    let raw = &bytes[start..start + need as usize];
-    let values: Vec<f64> = match (width, big_endian) {
-        (8, false) => raw.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
-        (8, true) => raw.chunks_exact(8).map(|b| f64::from_be_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
-        (_, false) => raw.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect(),
-        (_, true) => raw.chunks_exact(4).map(|b| f64::from(f32::from_be_bytes([b[0], b[1], b[2], b[3]]))).collect(),
-    };
+    let values = decode_floats(&bytes[start..start + need as usize], width, big_endian);
     Ok(if fortran {
         (0..rows).map(|i| (0..cols).map(|j| values[j * rows + i]).collect()).collect()
     } else {
         values.chunks(cols).map(<[f64]>::to_vec).collect()
     })
+}
+
+/// f64 or f32 values (by `width` in bytes), widened to f64, in either byte order.
+fn decode_floats(raw: &[u8], width: u64, big_endian: bool) -> Vec<f64> {
+    match (width, big_endian) {
+        (8, false) => raw.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
+        (8, true) => raw.chunks_exact(8).map(|b| f64::from_be_bytes(b.try_into().unwrap_or([0; 8]))).collect(),
+        (_, false) => raw.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect(),
+        (_, true) => raw.chunks_exact(4).map(|b| f64::from(f32::from_be_bytes([b[0], b[1], b[2], b[3]]))).collect(),
+    }
 }
 
 /// Bytes of a member read to learn its header (a header is at most a few kB in practice).
@@ -123,7 +123,7 @@ pub(super) fn read_npz(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
         let Some(name) = f.name().strip_suffix(".npy").map(str::to_string) else { continue };
         let mut head = Vec::new();
         (&mut f).take(NPY_HEAD).read_to_end(&mut head).map_err(|e| bad(format!(".npz: {name}: {e}")))?;
-        if let Ok((descr, shape)) = npy_declared(&head) {
+        if let Ok(NpyHeader { descr, shape, .. }) = npy_header(&head) {
             if let [r, c] = shape[..] {
                 let float = matches!(descr.trim_start_matches(['<', '|', '=']), "f8" | "f4");
                 let shape = [usize::try_from(r).unwrap_or(usize::MAX), usize::try_from(c).unwrap_or(usize::MAX)];

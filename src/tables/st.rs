@@ -57,7 +57,18 @@ fn safetensors_error(e: safetensors::SafeTensorError, len: usize) -> PosgeoError
 
 pub(super) fn read_safetensors(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
     let st = SafeTensors::deserialize(bytes).map_err(|e| safetensors_error(e, bytes.len()))?;
-    let matrices = safetensors_matrices(bytes).unwrap_or_default();
+    let mut matrices: Vec<Candidate> = st
+        .tensors()
+        .into_iter()
+        .filter_map(|(name, view)| match *view.shape() {
+            [r, c] => {
+                let float = matches!(view.dtype(), Dtype::F64 | Dtype::F32 | Dtype::F16 | Dtype::BF16);
+                Some(Candidate { name, shape: [r, c], float })
+            }
+            _ => None,
+        })
+        .collect();
+    matrices.sort_by(|a, b| a.name.cmp(&b.name));
     let name = choose(&matrices, tensor, "safetensors file")?;
     let view = st
         .tensor(&name)

@@ -79,7 +79,11 @@ pub struct Form {
 
 /// Reads one table's controls into `target`; the first bad value is the error, in the
 /// words the page has always used ("d: \"\" is not a valid number").
-fn read_table<T>(table: &[OptSpec<T>], values: &BTreeMap<&'static str, String>, target: &mut T) -> Result<(), String> {
+fn read_options<T>(
+    table: &[OptSpec<T>],
+    values: &BTreeMap<&'static str, String>,
+    target: &mut T,
+) -> Result<(), String> {
     for o in table {
         let Some(v) = values.get(o.control) else { continue };
         let numeric = matches!(o.domain, Domain::Int { .. } | Domain::Real { .. })
@@ -120,8 +124,8 @@ impl Form {
             corpus: if self.source == SourceKind::Genesis { Builtin::Genesis } else { Builtin::Synthetic },
             ..Default::default()
         };
-        read_table(SYNTH, &self.values, &mut st.synth)?;
-        read_table(ANALYSIS, &self.values, &mut st.params)?;
+        read_options(SYNTH, &self.values, &mut st.synth)?;
+        read_options(ANALYSIS, &self.values, &mut st.params)?;
         Ok(st)
     }
 }

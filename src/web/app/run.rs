@@ -80,22 +80,23 @@ pub(super) fn start(m: &mut Model, state: PageState) -> Vec<Effect> {
     vec![Effect::ShowForm(Box::new(form), m.view.map), Effect::ShowDemo(m.view.demo.show())]
 }
 
-/// The corpus the form names, or why there is none yet (`Err(None)`: wait for a file).
-fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, CorpusData), Option<String>> {
+/// The corpus the form names, or why there is none (a file still being read never gets here:
+/// [`run`] waits for it first).
+fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, CorpusData), String> {
     let lossy = form.file.lossy;
     match form.source {
         SourceKind::Synthetic => Ok((Source::Synthetic(st.synth.clone()), CorpusData::None)),
         SourceKind::Genesis => Ok((Source::Genesis, CorpusData::None)),
         SourceKind::Paste if form.paste.trim().is_empty() => {
-            Err(Some("the paste box is empty: paste one sequence per line, or choose a built-in corpus".into()))
+            Err("the paste box is empty: paste one sequence per line, or choose a built-in corpus".into())
         }
         SourceKind::Paste => Ok((
             Source::Bytes { name: String::new(), format: InputFormat::Text, lossy },
             CorpusData::Text(form.paste.clone()),
         )),
         SourceKind::File => match &m.corpus_file {
-            FileSlot::Empty => Err(Some("no file chosen: pick a file with the button or drop one on the box".into())),
-            FileSlot::Reading(_) => Err(None),
+            FileSlot::Empty => Err("no file chosen: pick a file with the button or drop one on the box".into()),
+            FileSlot::Reading(name) => Err(format!("{name} is still being read")),
             FileSlot::Loaded(name) => Ok((
                 Source::Bytes { name: name.clone(), format: form.file.input_format(name), lossy },
                 CorpusData::File,
@@ -123,7 +124,7 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     }
     let (source, corpus) = match corpus(m, &form, &st) {
         Ok(c) => c,
-        Err(e) => return [fx, failed(e.unwrap_or_default())].concat(),
+        Err(e) => return [fx, failed(e)].concat(),
     };
     let learned = learned_table(m, &form);
     m.last_id += 1;

@@ -71,6 +71,11 @@ pub fn with<R>(f: impl FnOnce(&mut Runtime) -> R) -> Option<R> {
     RT.with(|r| r.try_borrow_mut().ok().and_then(|mut rt| rt.as_mut().map(f)))
 }
 
+/// The elements, the results on screen and the view, when there are results.
+pub fn shown() -> Option<(Rc<Elements>, Rc<crate::web::protocol::Payload>, crate::web::app::View)> {
+    with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.clone()))).flatten()
+}
+
 /// The page's elements.
 pub fn els() -> Option<Rc<Elements>> {
     with(|rt| rt.els.clone())

@@ -223,12 +223,6 @@ impl Payload {
 /// Pairs sampled for each Shepard diagram.
 pub const SHEPARD_SAMPLES: usize = 4000;
 
-/// Approximate peak bytes for n positions: about a dozen n×n f64 matrices plus the
-/// encodings' n×d tables.
-pub fn memory_estimate(n: usize, d: usize) -> u64 {
-    crate::limits::working_memory(n, d)
-}
-
 /// The corpus a request names.
 pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
     match source {
@@ -278,14 +272,20 @@ impl Session {
         post: &mut dyn FnMut(Response),
     ) -> Result<Payload> {
         if req.reuse_geometry {
-            let Some((kept, table)) = &self.kept else {
+            let Some((kept, table)) = self.kept.take() else {
                 return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
             };
-            let table = if req.learned.is_some() { table.clone() } else { None };
-            let live = kept.reencode(&req.params, table.as_deref(), &mut throttled(req.id, post))?;
-            let payload = payload_of(&live);
-            self.kept = Some((live, table));
-            return Ok(payload);
+            let learned = table.as_deref().filter(|_| req.learned.is_some());
+            let result = kept.reencode(&req.params, learned, &mut throttled(req.id, post));
+            let (analysis, payload) = match result {
+                Ok(live) => {
+                    let payload = payload_of(&live);
+                    (live, Ok(payload))
+                }
+                Err(e) => (kept, Err(e)),
+            };
+            self.kept = Some((analysis, table));
+            return payload;
         }
         self.kept = None; // the old geometry goes before the new one is built
         let (analysis, table) = full_run(req, bytes, learned, post)?;
@@ -330,7 +330,7 @@ fn full_run(
         id: req.id,
         sequences: corpus.sequences.len(),
         max_positions,
-        memory_bytes: memory_estimate(max_positions, req.params.encodings.d),
+        memory_bytes: crate::limits::working_memory(max_positions, req.params.encodings.d),
     });
     let analysis = analyze(&corpus, &req.params, table.as_deref(), &mut throttled(req.id, post))?;
     Ok((analysis, table))

@@ -12,11 +12,7 @@ use web_sys::{HtmlCanvasElement, MouseEvent};
 
 /// Draws one chart on its canvas and keeps what hover needs.
 pub fn draw(kind: ChartKind) {
-    let Some(Some((els, p, view))) =
-        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.clone())))
-    else {
-        return;
-    };
+    let Some((els, p, view)) = runtime::shown() else { return };
     let Some(c) = els.chart(kind) else { return };
     let Some(backend) = CanvasBackend::with_canvas_object(c.canvas.clone()) else { return };
     let root = backend.into_drawing_area();

@@ -14,11 +14,7 @@ use crate::web::view::table;
 
 /// Everything for the results of run `id`; [`Msg::Rendered`] once the last chart is drawn.
 pub fn results(id: u32) {
-    let Some(Some((els, p, view))) =
-        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.clone())))
-    else {
-        return;
-    };
+    let Some((els, p, view)) = runtime::shown() else { return };
     let r = &p.report;
     els.verdict.set_text_content(Some(&r.verdict()));
     els.summary.set_text_content(None);
@@ -53,11 +49,8 @@ fn draw_from(k: usize, id: u32) {
 
 /// The stress table in the model's order.
 pub fn table() {
-    let Some(Some((els, p, sort))) =
-        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.sort)))
-    else {
-        return;
-    };
+    let Some((els, p, view)) = runtime::shown() else { return };
+    let sort = view.sort;
     let body = &els.table_body;
     body.set_text_content(None);
     for row in table::rows(&p.report, sort) {
@@ -80,11 +73,7 @@ pub fn table() {
 
 /// Offers a download.
 pub fn download(export: Export) {
-    let Some(Some((els, p, view))) =
-        runtime::with(|rt| rt.model.results.clone().map(|p| (rt.els.clone(), p, rt.model.view.clone())))
-    else {
-        return;
-    };
+    let Some((els, p, view)) = runtime::shown() else { return };
     let canvas = match export {
         Export::Chart(kind, _) => els.chart(kind).map(|c| c.canvas.clone()),
         _ => None,
