@@ -35,6 +35,7 @@ pub mod stress;
 pub mod synth;
 pub mod tables;
 pub mod theorem;
+pub mod three_points;
 pub mod web;
 
 pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Stage};

@@ -176,7 +176,15 @@ pub struct Analysis {
     /// Stress of low-rank PMDS X_r for r = 1..=min(r_τ, 128) (geometry only: kept by
     /// [`Analysis::reencode`], which only updates the parameter counts r(n+d)).
     pub rank_curve: Vec<crate::report::RankPoint>,
+    /// The first [`EXAMPLE_SEQUENCES`] sequences as the counted tokens (at most
+    /// [`EXAMPLE_TOKENS`] each), for showing what stands at each position.
+    pub examples: Vec<Vec<String>>,
 }
+
+/// Sequences kept in [`Analysis::examples`].
+pub const EXAMPLE_SEQUENCES: usize = 6;
+/// Tokens kept per example sequence.
+pub const EXAMPLE_TOKENS: usize = 12;
 
 /// Stage reports for a progress callback: a `false` answer becomes [`PosgeoError::Cancelled`].
 fn reporter(progress: &mut dyn FnMut(Progress) -> bool) -> impl FnMut(Stage, f64) -> Result<()> + '_ {
@@ -235,6 +243,12 @@ pub fn analyze(
         corpus_monotonicity,
         compared,
         rank_curve: Vec::new(),
+        examples: corpus
+            .sequences
+            .iter()
+            .take(EXAMPLE_SEQUENCES)
+            .map(|s| count_params.tokenizer.tokens(s, EXAMPLE_TOKENS.min(params.max_len)))
+            .collect(),
     };
     analysis.rank_curve = analysis.rank_curve(effective_rank.clamp(1, 128));
     report(Stage::Stress, 1.0)?;

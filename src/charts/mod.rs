@@ -77,8 +77,18 @@ pub(crate) fn category_labels<DB: DrawingBackend, Y: Ranged<ValueType = f64>>(
 ) -> Result<(), String> {
     use plotters::style::text_anchor::{HPos, Pos, VPos};
     let style = TextStyle::from((STYLE.font, STYLE.label).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    // Names wider than their slot (a narrow chart) alternate between two rows.
+    let (xs, _) = chart.plotting_area().get_pixel_range();
+    let slot = f64::from(xs.end - xs.start) / names.len().max(1) as f64;
+    let widest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as f64 * 0.6 * f64::from(STYLE.label);
+    let row = |i: usize| if widest > slot && i % 2 == 1 { STYLE.label as i32 + 4 } else { 2 };
     chart
-        .draw_series(names.iter().enumerate().map(|(i, n)| Text::new(n.clone(), (i as f64 + 0.5, y), style.clone())))
+        .draw_series(
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| EmptyElement::at((i as f64 + 0.5, y)) + Text::new(n.clone(), (0, row(i)), style.clone())),
+        )
         .map_err(err)?;
     Ok(())
 }

@@ -99,6 +99,19 @@ fn parse_map3d(v: &str) -> Option<(i32, i32)> {
     }
 }
 
+/// `application/x-www-form-urlencoded`, as `URLSearchParams` writes it.
+pub fn form_encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => out.push(b as char),
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,8 +54,8 @@ test('first load shows the full dashboard on the synthetic corpus, offline-safe'
   assert.deepEqual(Object.keys(t).sort(), ['alibi', 'nope', 'pmds', 'pmds_r', 'random', 'rope', 'sinusoidal', 'smacof']);
   assert.equal(t.nope.raw_stress, 1);
   assert.ok(t.pmds.raw_stress < 1e-10);
-  // Every chart canvas has been drawn on (not blank).
-  const blank = await page.$$eval('canvas', (cs) => cs.filter((c) => {
+  // Every dashboard chart canvas has been drawn on (not blank; the lecture's draw when shown).
+  const blank = await page.$$eval('#results canvas', (cs) => cs.filter((c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     for (let i = 0; i < d.length; i += 4) if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2]) return false;
     return true;
@@ -318,9 +318,9 @@ test('exports download and the URL carries the state', async () => {
   assert.equal(csv.split('\n')[0], 'encoding,dim,parameters,raw_stress,scaled_stress,scale,spearman,monotonicity_violation_rate');
   assert.equal((await grab('#export-matrix')).trim().split('\n').length, want.n);
   assert.equal((await grab('#export-coords')).trim().split('\n').length, want.n);
-  const svg = await grab('button[data-chart="heatmap"][data-kind="svg"]');
+  const svg = await grab('#results button[data-chart="heatmap"][data-kind="svg"]');
   assert.ok(svg.startsWith('<svg') && svg.includes('<rect'));
-  const [png] = await Promise.all([page.waitForEvent('download'), page.click('button[data-chart="stress"][data-kind="png"]')]);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#results button[data-chart="stress"][data-kind="png"]')]);
   assert.equal(png.suggestedFilename(), 'posgeo-stress.png');
   const link = await page.$eval('#share-link', (a) => a.getAttribute('href'));
   assert.ok(link.includes('corpus=genesis') && link.includes('d=48') && link.includes('metric=fisher_rao'));

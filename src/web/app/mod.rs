@@ -14,6 +14,7 @@ use super::protocol::{Payload, Request, Response};
 use super::url::PageState;
 use super::view::charts::{ChartKind, MapView};
 use super::view::export::Export;
+use super::view::lecture;
 use super::view::table::{Column, Sort};
 use crate::analysis::Progress;
 use std::rc::Rc;
@@ -102,6 +103,8 @@ pub struct View {
     pub sort: Sort,
     /// The Theorem 1 demonstration.
     pub demo: theorem::Demo,
+    /// The lecture view's step (1-based), when it is open.
+    pub lecture: Option<usize>,
 }
 
 /// The page's state.
@@ -183,6 +186,11 @@ pub enum Msg {
     DemoSignal(crate::theorem::Signal),
     /// A Theorem 1 reordering button.
     DemoReorder(theorem::Reorder),
+    /// The location hash changed (or the page opened with one): `Some(step)` opens the
+    /// lecture view at that step, `None` closes it.
+    Lecture(Option<usize>),
+    /// A key pressed while the lecture view is open (`KeyboardEvent.key`).
+    LectureKey(String),
 }
 
 /// What the DOM layer is asked to do.
@@ -226,6 +234,8 @@ pub enum Effect {
     Download(Export),
     /// Show the Theorem 1 demonstration.
     ShowDemo(theorem::Shown),
+    /// Show the lecture view at this step (None: the dashboard).
+    ShowLecture(Option<usize>),
 }
 
 /// The whole page logic: applies `msg` to `m` and says what to show.
@@ -285,7 +295,27 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             m.view.demo.reorder(how);
             vec![Effect::ShowDemo(m.view.demo.show())]
         }
+        Msg::Lecture(step) => {
+            m.view.lecture = step;
+            vec![Effect::ShowLecture(step)]
+        }
+        Msg::LectureKey(key) => lecture_key(m, &key),
     }
+}
+
+/// A key while the lecture is open: a step forward or back, or Escape to the dashboard.
+fn lecture_key(m: &mut Model, key: &str) -> Vec<Effect> {
+    let open = m.view.lecture;
+    let next = match (open, key) {
+        (Some(_), "Escape") => None,
+        (Some(n), _) => match lecture::after_key(n, key) {
+            Some(next) => Some(next),
+            None => return Vec::new(),
+        },
+        (None, _) => return Vec::new(),
+    };
+    m.view.lecture = next;
+    vec![Effect::ShowLecture(next), Effect::WriteUrl(m.link())]
 }
 
 fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Effect> {
@@ -349,28 +379,19 @@ impl Model {
         let mut st = self.shown.clone();
         st.shepard = self.view.shepard.clone();
         st.map3d = self.view.map.three_d.then_some((self.view.map.yaw, self.view.map.pitch));
-        let pairs: Vec<String> =
-            st.to_pairs().iter().map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v))).collect();
-        format!("?{}", pairs.join("&"))
+        let pairs: Vec<String> = st
+            .to_pairs()
+            .iter()
+            .map(|(k, v)| format!("{}={}", super::url::form_encode(k), super::url::form_encode(v)))
+            .collect();
+        let hash = self.view.lecture.map(lecture::hash).unwrap_or_default();
+        format!("?{}{hash}", pairs.join("&"))
     }
 
     /// Whether a run is under way.
     pub fn is_running(&self) -> bool {
         self.running.is_some()
     }
-}
-
-/// `application/x-www-form-urlencoded`, as `URLSearchParams` writes it.
-fn form_encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

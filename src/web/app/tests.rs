@@ -311,3 +311,25 @@ fn live_parameters_reuse_the_kept_geometry() {
     update(&mut m, Msg::WorkerReady);
     assert!(update(&mut m, Msg::Live { form: f, at: 7.0 }).is_empty());
 }
+
+#[test]
+fn the_lecture_opens_from_the_hash_steps_with_keys_and_keeps_its_step_in_the_link() {
+    let mut m = started();
+    // Keys do nothing while the dashboard shows.
+    assert!(update(&mut m, Msg::LectureKey("PageDown".into())).is_empty());
+    assert_eq!(update(&mut m, Msg::Lecture(Some(3))), vec![Effect::ShowLecture(Some(3))]);
+    let fx = update(&mut m, Msg::LectureKey("PageDown".into()));
+    assert_eq!(fx[0], Effect::ShowLecture(Some(4)));
+    assert!(matches!(&fx[1], Effect::WriteUrl(u) if u.ends_with("#lecture/4")), "{fx:?}");
+    update(&mut m, Msg::LectureKey("ArrowLeft".into()));
+    update(&mut m, Msg::LectureKey("PageUp".into()));
+    assert_eq!(m.view.lecture, Some(2));
+    assert!(update(&mut m, Msg::LectureKey("x".into())).is_empty());
+    let fx = update(&mut m, Msg::LectureKey("Escape".into()));
+    assert_eq!(fx[0], Effect::ShowLecture(None));
+    assert!(matches!(&fx[1], Effect::WriteUrl(u) if !u.contains('#')), "{fx:?}");
+    // A run keeps the lecture's step in the link it writes.
+    update(&mut m, Msg::Lecture(Some(9)));
+    let fx = update(&mut m, Msg::Run { form: form(), at: 0.0 });
+    assert!(fx.iter().any(|e| matches!(e, Effect::WriteUrl(u) if u.ends_with("#lecture/9"))), "{fx:?}");
+}

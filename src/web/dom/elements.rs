@@ -72,6 +72,7 @@ pub struct Elements {
     pub export_buttons: Vec<(Export, Element)>,
     pub position_tokens: Element,
     pub demo: DemoEls,
+    pub lecture: super::lecture::LectureEls,
 }
 
 fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
@@ -106,6 +107,8 @@ impl Elements {
     pub fn find() -> Result<Self, String> {
         let doc = super::document().ok_or("no document")?;
         let d = &doc;
+        // First: the lecture's steps carry download buttons collected below.
+        let lecture = super::lecture::build(d)?;
         let sources =
             SourceKind::ALL.iter().map(|&s| Ok((s, by_id(d, s.control())?))).collect::<Result<_, String>>()?;
         let charts = ChartKind::ALL
@@ -163,6 +166,7 @@ impl Elements {
             export_buttons,
             position_tokens: by_id(d, "position-tokens")?,
             demo: demo_elements(d)?,
+            lecture,
         })
     }
 

@@ -8,6 +8,7 @@
 //! * [`bridge`]: the Web Worker (spawn, post, receive, its death).
 //! * [`files`]: reading uploads, the column and tensor pickers.
 //! * [`render`]: summary, table, charts on canvases, hover read-outs, downloads.
+//! * [`lecture`]: the lecture view (its steps, keys and controls).
 //! * [`wire`]: event listeners.
 //!
 //! Text is always inserted with `set_text_content`, never as HTML.
@@ -16,6 +17,7 @@ pub mod bridge;
 pub mod controls;
 pub mod elements;
 pub mod files;
+pub mod lecture;
 pub mod render;
 pub mod runtime;
 pub mod wire;
@@ -97,6 +99,7 @@ pub fn start() {
     wire::wire();
     let state = crate::web::url::PageState::from_pairs(query_pairs().iter().map(|(k, v)| (k.as_str(), v.as_str())));
     runtime::dispatch(crate::web::app::Msg::Start(state));
+    runtime::dispatch(crate::web::app::Msg::Lecture(lecture::current_hash()));
     later(|| {
         runtime::perform(crate::web::app::Effect::RestartWorker);
         runtime::dispatch(crate::web::app::Msg::Run { form: controls::read_form(), at: now() });

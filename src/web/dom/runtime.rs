@@ -103,6 +103,7 @@ pub fn dispatch(msg: Msg) {
 fn set_status(els: &Elements, state: &str, text: &str) {
     els.status.set_attribute("data-state", state).ok();
     els.status.set_text_content(Some(text));
+    super::lecture::status(state, text);
 }
 
 /// Carries out one effect.
@@ -116,6 +117,9 @@ pub fn perform(effect: Effect) {
         Effect::Error(message) => {
             els.error.set_text_content(message.as_deref());
             els.error.set_hidden(message.is_none());
+            if let Some(m) = &message {
+                super::lecture::status("error", m);
+            }
         }
         Effect::Progress(v) => {
             els.progress.set_attribute("value", &format!("{v:.3}")).ok();
@@ -144,7 +148,11 @@ pub fn perform(effect: Effect) {
         }
         Effect::RenderResults(id) => render::results(id),
         Effect::RenderTable => render::table(),
-        Effect::Draw(kind) => render::draw(kind),
+        Effect::Draw(kind) => {
+            render::draw(kind);
+            super::lecture::redraw(kind);
+        }
+        Effect::ShowLecture(step) => super::lecture::show(step),
         Effect::ShowMap(map) => {
             with(|rt| controls::show_map(rt, map));
         }

@@ -43,6 +43,7 @@ pub fn wire() {
     wire_map();
     wire_live();
     wire_demo(&els.demo);
+    super::lecture::wire();
     for c in &els.charts {
         let kind = c.kind;
         on(target(&c.canvas), "mousemove", move |e: MouseEvent| hover(kind, &e));

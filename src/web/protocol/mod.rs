@@ -127,6 +127,9 @@ pub struct Payload {
     /// D and every encoding's a*·δ as block means, for the side-by-side geometry chart.
     #[serde(default)]
     pub heat: Heat,
+    /// The first sequences as tokens ([`Analysis::examples`]).
+    #[serde(default)]
+    pub examples: Vec<Vec<String>>,
 }
 
 /// Block means of D and of each encoding's a*·δ on a `side` × `side` grid (row-major),
@@ -365,7 +368,7 @@ fn payload_of(analysis: &Analysis) -> Payload {
             .map(|c| (c.encoding.kind.name().to_string(), block_means(&c.delta, side, c.stress.scale)))
             .collect(),
     };
-    Payload { report: analysis.report(true), shepard, coordinates, heat }
+    Payload { report: analysis.report(true), shepard, coordinates, heat, examples: analysis.examples.clone() }
 }
 
 #[cfg(test)]

@@ -10,4 +10,5 @@
 pub mod charts;
 pub mod export;
 pub mod hover;
+pub mod lecture;
 pub mod table;

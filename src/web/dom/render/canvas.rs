@@ -3,6 +3,8 @@
 
 use super::super::runtime;
 use crate::charts::{viridis, Frame};
+use crate::web::app::View;
+use crate::web::protocol::Payload;
 use crate::web::view::charts::{draw_on, ChartKind};
 use crate::web::view::hover::{position_tokens, readout};
 use plotters::prelude::*;
@@ -10,24 +12,35 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, MouseEvent};
 
-/// Draws one chart on its canvas and keeps what hover needs.
+/// Draws one chart on its dashboard canvas and keeps what hover needs.
 pub fn draw(kind: ChartKind) {
     let Some((els, p, view)) = runtime::shown() else { return };
     let Some(c) = els.chart(kind) else { return };
-    let Some(backend) = CanvasBackend::with_canvas_object(c.canvas.clone()) else { return };
-    let root = backend.into_drawing_area();
-    let result = draw_on(kind, &root, &p, &view, false);
-    root.present().ok();
-    match result {
+    match draw_into(kind, &c.canvas, &p, &view) {
         Ok(drawn) => {
-            if kind == ChartKind::Heatmap {
-                let m = p.report.matrix.values().next().map(Vec::as_slice).unwrap_or(&[]);
-                paint_heatmap(&c.canvas, &drawn.frame, m);
-            }
             runtime::with(|rt| rt.drawn.insert(kind, drawn));
         }
         Err(e) => c.readout.set_text_content(Some(&e)),
     }
+}
+
+/// Draws one chart on any canvas (the dashboard's or a lecture step's).
+pub fn draw_into(
+    kind: ChartKind,
+    canvas: &HtmlCanvasElement,
+    p: &Payload,
+    view: &View,
+) -> Result<crate::web::view::charts::Drawn, String> {
+    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2-D context for the chart")?;
+    let root = backend.into_drawing_area();
+    let result = draw_on(kind, &root, p, view, false);
+    root.present().ok();
+    let drawn = result?;
+    if kind == ChartKind::Heatmap {
+        let m = p.report.matrix.values().next().map(Vec::as_slice).unwrap_or(&[]);
+        paint_heatmap(canvas, &drawn.frame, m);
+    }
+    Ok(drawn)
 }
 
 /// Paints the distance matrix as a bitmap into the heatmap's plotting area.

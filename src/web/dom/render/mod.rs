@@ -4,7 +4,7 @@
 
 mod canvas;
 
-pub use canvas::{draw, hover};
+pub use canvas::{draw, draw_into, hover};
 
 use super::{download as offer, download_url, later, make, now, runtime};
 use crate::web::app::{Effect, Msg};
@@ -33,6 +33,7 @@ pub fn results(id: u32) {
     }
     sel.set_value(view.shepard_for(&p));
     table();
+    super::lecture::render();
     draw_from(0, id);
 }
 
