@@ -43,6 +43,12 @@ pub enum PosgeoError {
     /// A CSV/TSV quoted field that never closes (1-based line where it opens).
     #[error("line {line}: a quoted field opens here and is never closed, so the rest of the file would be one field")]
     UnclosedQuote { line: usize },
+    /// The `model` tokenizer was chosen without a tokenizer file.
+    #[error("the model tokenizer needs a Hugging Face tokenizer.json")]
+    NeedsTokenizerFile,
+    /// A model tokenizer file that cannot be used (it names the file and what was found).
+    #[error("tokenizer {0}")]
+    BadTokenizer(String),
     /// The eigensolver failed to converge.
     #[error("the eigensolver did not converge")]
     Eigen,
@@ -68,6 +74,8 @@ impl PosgeoError {
             (Self::InvalidUtf8 { .. }, Frontend::Page) => "tick “skip invalid UTF-8 lines” to skip such lines",
             (Self::TooFewPositions { .. }, Frontend::Cli) => "lower --min-support or supply more or longer sequences",
             (Self::TooFewPositions { .. }, Frontend::Page) => "lower min_support or supply more or longer sequences",
+            (Self::NeedsTokenizerFile, Frontend::Cli) => "give one with --tokenizer-file FILE",
+            (Self::NeedsTokenizerFile, Frontend::Page) => "upload a tokenizer.json or pick a shipped one",
             _ => return self.to_string(),
         };
         format!("{self} ({hint})")

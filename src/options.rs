@@ -264,6 +264,7 @@ pub const TOKENIZERS: &[Choice] = &[
     choice("words", "words", "words (UAX #29)"),
     choice("whitespace", "whitespace", "whitespace"),
     choice("chars", "chars", "chars"),
+    choice("model", "model", "a model's tokenizer.json"),
 ];
 /// The counting modes.
 pub const MODES: &[Choice] = &[choice("condition", "condition", "condition"), choice("pad", "pad", "pad")];

@@ -43,6 +43,9 @@ pub struct RankPoint {
 pub struct Report {
     /// Number of sequences read.
     pub sequences: usize,
+    /// The model tokenizer used (`tokenizer = model`): "file (type, types)".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer_file: Option<String>,
     /// Lines skipped as invalid UTF-8 (`--lossy`).
     pub skipped_lines: usize,
     /// Positions kept.
@@ -160,6 +163,10 @@ impl Analysis {
         }
         Report {
             sequences: c.sequences,
+            tokenizer_file: self.params.tokenizer().model.map(|m| {
+                let special = if self.params.special_tokens { "with" } else { "without" };
+                format!("{}, {special} special tokens", m.describe())
+            }),
             skipped_lines: self.skipped_lines,
             n: c.n,
             vocab_size: c.vocab.len(),
@@ -235,6 +242,9 @@ impl Report {
                 fmt_number(self.corpus_monotonicity_violation_rate)
             ),
         ];
+        if let Some(t) = &self.tokenizer_file {
+            lines.insert(0, format!("tokenizer: {t}"));
+        }
         if self.skipped_lines > 0 {
             lines.push(format!("{} line(s) of invalid UTF-8 skipped", self.skipped_lines));
         }

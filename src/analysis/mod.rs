@@ -28,6 +28,12 @@ pub struct AnalysisParams {
     pub lowercase: Option<bool>,
     /// Prefix each sequence with `<bos>`.
     pub bos: bool,
+    /// Model tokenizers: add the special tokens of its post-processor (default on).
+    pub special_tokens: bool,
+    /// The model tokenizer of `tokenizer = model` (a file: not part of a link or the JSON
+    /// options; the report names it in `tokenizer_file`).
+    #[serde(skip)]
+    pub model: Option<crate::corpus::model::ModelTokenizer>,
     /// `condition` (default) or `pad`.
     pub mode: Mode,
     /// Cap on positions (512).
@@ -54,6 +60,8 @@ impl Default for AnalysisParams {
             tokenizer: TokenizerKind::Words,
             lowercase: None,
             bos: false,
+            special_tokens: true,
+            model: None,
             mode: Mode::Condition,
             max_len: 512,
             min_support: 5,
@@ -70,15 +78,22 @@ impl Default for AnalysisParams {
 impl AnalysisParams {
     /// The tokenizer these options describe.
     pub fn tokenizer(&self) -> Tokenizer {
+        let model = self.tokenizer == TokenizerKind::Model;
         Tokenizer {
             kind: self.tokenizer,
-            lowercase: self.lowercase.unwrap_or(self.tokenizer.lowercase_by_default()),
+            // A model's normaliser decides case (SPEC §1).
+            lowercase: !model && self.lowercase.unwrap_or(self.tokenizer.lowercase_by_default()),
             bos: self.bos,
+            model: self.model.clone().filter(|_| model),
+            special_tokens: self.special_tokens,
         }
     }
 
     /// Checks every option's range (the ranges declared in [`crate::options::ANALYSIS`]).
     pub fn validate(&self) -> Result<()> {
+        if self.tokenizer == TokenizerKind::Model && self.model.is_none() {
+            return Err(PosgeoError::NeedsTokenizerFile);
+        }
         crate::options::check_all(crate::options::ANALYSIS, self)
     }
 }
@@ -313,6 +328,7 @@ impl AnalysisParams {
             .iter()
             .filter(|o| o.affects == crate::options::Affects::Geometry)
             .all(|o| o.text(self) == o.text(other))
+            && (self.tokenizer != TokenizerKind::Model || self.model == other.model)
     }
 }
 

@@ -13,6 +13,7 @@
 
 mod csv;
 mod gzip;
+pub mod model;
 pub mod tokenize;
 
 pub use self::csv::csv_headers;

@@ -9,9 +9,11 @@
 //! with [`BOS`]. Only the first `limit` tokens of a sequence are produced, so a long
 //! document costs only what is used.
 //!
-//! Extension point: a WordPiece tokenizer (BERT `vocab.txt`, greedy longest match, `##`
-//! continuations, `[UNK]`) becomes a new [`TokenizerKind`] variant plus an arm in
-//! [`Tokenizer::for_each_token`]; nothing else in the pipeline depends on the tokenizer.
+//! * `model`: a model's own Hugging Face `tokenizer.json` ([`super::model`]); special tokens
+//!   as its post-processor adds them unless `special_tokens` is off; `lowercase` does not
+//!   apply (the tokenizer's normaliser decides case).
+//!
+//! Nothing else in the pipeline depends on the tokenizer.
 
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
@@ -30,6 +32,8 @@ pub enum TokenizerKind {
     Words,
     /// Unicode scalar values.
     Chars,
+    /// A model's `tokenizer.json`.
+    Model,
 }
 
 impl TokenizerKind {
@@ -39,12 +43,13 @@ impl TokenizerKind {
             Self::Whitespace => "whitespace",
             Self::Words => "words",
             Self::Chars => "chars",
+            Self::Model => "model",
         }
     }
 
     /// SPEC default for the lowercase switch.
     pub fn lowercase_by_default(self) -> bool {
-        !matches!(self, TokenizerKind::Chars)
+        !matches!(self, TokenizerKind::Chars | TokenizerKind::Model)
     }
 
     /// Parses a CLI/URL name.
@@ -53,13 +58,14 @@ impl TokenizerKind {
             "whitespace" => Some(Self::Whitespace),
             "words" => Some(Self::Words),
             "chars" => Some(Self::Chars),
+            "model" => Some(Self::Model),
             _ => None,
         }
     }
 }
 
 /// A configured tokenizer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tokenizer {
     /// Splitting rule.
     pub kind: TokenizerKind,
@@ -67,6 +73,10 @@ pub struct Tokenizer {
     pub lowercase: bool,
     /// Prefix every sequence with [`BOS`].
     pub bos: bool,
+    /// The model tokenizer (`kind` = `Model`; without one, no tokens).
+    pub model: Option<super::model::ModelTokenizer>,
+    /// Model tokenizers: add the post-processor's special tokens.
+    pub special_tokens: bool,
 }
 
 impl Tokenizer {
@@ -93,6 +103,11 @@ impl Tokenizer {
         match self.kind {
             TokenizerKind::Whitespace => seq.split_whitespace().take(left).for_each(&mut emit),
             TokenizerKind::Words => seq.unicode_words().take(left).for_each(&mut emit),
+            TokenizerKind::Model => {
+                if let Some(m) = &self.model {
+                    m.for_each_token(seq, self.special_tokens, left, &mut emit);
+                }
+            }
             TokenizerKind::Chars => {
                 let mut tmp = [0u8; 4];
                 seq.chars().take(left).for_each(|c| emit(c.encode_utf8(&mut tmp)));
@@ -113,7 +128,7 @@ mod tests {
     use super::*;
 
     fn tk(kind: TokenizerKind, lowercase: bool, bos: bool) -> Tokenizer {
-        Tokenizer { kind, lowercase, bos }
+        Tokenizer { kind, lowercase, bos, model: None, special_tokens: true }
     }
 
     #[test]

@@ -19,6 +19,8 @@ mod cli {
     use super::table_args;
     use clap::{ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
     use posgeo::analysis::{analyze, AnalysisParams};
+    use posgeo::corpus::model::ModelTokenizer;
+    use posgeo::corpus::tokenize::TokenizerKind;
     use posgeo::corpus::FileKind;
     use posgeo::error::Frontend;
     use posgeo::options::{ANALYSIS, SYNTH};
@@ -96,6 +98,11 @@ mod cli {
         lossy: bool,
         #[command(flatten)]
         options: AnalysisOptions,
+        /// A model's Hugging Face tokenizer.json (WordPiece, byte-level BPE, Unigram): count the
+        /// tokens the model sees, special tokens included unless --no-special-tokens. Implies
+        /// --tokenizer model.
+        #[arg(long)]
+        tokenizer_file: Option<String>,
         /// A learned position table to compare: text/CSV of numbers (one row per position), a
         /// NumPy .npy or .npz file, or a .safetensors checkpoint.
         #[arg(long)]
@@ -173,8 +180,26 @@ mod cli {
         posgeo::tables::read_table(&bytes, tensor).map_err(|e| format!("{path}: {e}"))
     }
 
+    /// `--tokenizer-file`: loads the tokenizer and selects it.
+    fn with_model_tokenizer(mut params: AnalysisParams, file: Option<&str>) -> Result<AnalysisParams, String> {
+        let Some(path) = file else { return Ok(params) };
+        match params.tokenizer {
+            TokenizerKind::Words | TokenizerKind::Model => params.tokenizer = TokenizerKind::Model,
+            other => {
+                return Err(format!(
+                    "--tokenizer-file counts the model's tokens: leave out --tokenizer {}",
+                    other.name()
+                ))
+            }
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let name = std::path::Path::new(path).file_name().map_or(path.into(), |n| n.to_string_lossy().into_owned());
+        params.model = Some(ModelTokenizer::from_bytes(&name, &bytes).map_err(|e| e.message_for(Frontend::Cli))?);
+        Ok(params)
+    }
+
     fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
-        let params = a.options.0.clone()?;
+        let params = with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
         let bytes = read_input(a.file.as_deref())?;
         let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
         let corpus = Corpus::read(&bytes, &input_format(&a), a.lossy).map_err(err)?;

@@ -1,0 +1,184 @@
+//! A model's own tokenizer (SPEC §1): a Hugging Face `tokenizer.json` — WordPiece (BERT),
+//! byte-level BPE (GPT-2, RoBERTa, Llama 3) or Unigram/SentencePiece (T5, XLM-R) — applied
+//! by the `tokenizers` crate, the field's reference implementation, exactly as the Python
+//! package applies it: its normaliser (which decides case), pre-tokeniser, model and, unless
+//! the user turns them off, its post-processor's special tokens (`[CLS] … [SEP]`,
+//! `<s> … </s>`). A sequence's tokens are the encoding's token strings (`##ing`, `Ġthe`,
+//! `▁the`). Truncation and padding written in the file are switched off: positions are
+//! capped by `max_len` and padding is the counting mode's business (SPEC §2).
+//!
+//! The file is checked before the crate reads it, so that a file that is not a tokenizer, or
+//! one with a model type posgeo does not offer, gets a message naming what was found.
+
+use crate::error::{PosgeoError, Result};
+use std::sync::Arc;
+
+/// The model types posgeo offers (the `"type"` of the file's `"model"` object).
+pub const SUPPORTED: [&str; 3] = ["WordPiece", "BPE", "Unigram"];
+
+/// A loaded `tokenizer.json`.
+#[derive(Clone)]
+pub struct ModelTokenizer {
+    inner: Arc<tokenizers::Tokenizer>,
+    /// Token string of every id (encoding without offsets gives ids only).
+    strings: Arc<Vec<String>>,
+    /// File name (for messages and reports).
+    pub name: String,
+    /// `WordPiece`, `BPE` or `Unigram`.
+    pub model_type: String,
+    /// Vocabulary size, added tokens included.
+    pub vocab_size: usize,
+    /// FNV-1a hash of the file's bytes: two tokenizers are the same when their files are.
+    pub digest: u64,
+}
+
+impl std::fmt::Debug for ModelTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelTokenizer({}, {}, {} types)", self.name, self.model_type, self.vocab_size)
+    }
+}
+
+impl PartialEq for ModelTokenizer {
+    fn eq(&self, other: &Self) -> bool {
+        self.digest == other.digest
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn bad(name: &str, message: impl std::fmt::Display) -> PosgeoError {
+    PosgeoError::BadTokenizer(format!("{name}: {message}"))
+}
+
+/// What the file's JSON says its model is, before the crate reads it.
+fn model_type(name: &str, bytes: &[u8]) -> Result<String> {
+    let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(24)]).into_owned();
+        bad(name, format!("not a tokenizer.json: it is not JSON ({e}); it starts with {head:?}"))
+    })?;
+    let Some(model) = json.get("model") else {
+        let keys: Vec<String> = json.as_object().map(|o| o.keys().take(8).cloned().collect()).unwrap_or_default();
+        return Err(bad(
+            name,
+            format!("not a tokenizer.json: no \"model\" object (the JSON has {})", describe_keys(&keys)),
+        ));
+    };
+    // Files written by older versions may leave the type out: the crate then guesses it from
+    // the model's fields, as the Python package does.
+    let found = match model.get("type").and_then(|t| t.as_str()) {
+        Some(t) => t.to_string(),
+        None if model.get("vocab").is_some_and(|v| v.is_array()) => "Unigram".into(),
+        None if model.get("merges").is_some() => "BPE".into(),
+        None if model.get("continuing_subword_prefix").is_some() => "WordPiece".into(),
+        None => return Err(bad(name, "not a tokenizer.json: its \"model\" has no \"type\"")),
+    };
+    if !SUPPORTED.contains(&found.as_str()) {
+        return Err(bad(
+            name,
+            format!("model type {found:?} is not supported (posgeo reads {})", SUPPORTED.join(", ")),
+        ));
+    }
+    Ok(found)
+}
+
+fn describe_keys(keys: &[String]) -> String {
+    if keys.is_empty() {
+        "no keys".into()
+    } else {
+        format!("keys {}", keys.join(", "))
+    }
+}
+
+impl ModelTokenizer {
+    /// Reads a `tokenizer.json` (`name` is used in messages).
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Self> {
+        crate::limits::check(&format!("the tokenizer {name}"), bytes.len() as u64 * 8)?;
+        let model_type = model_type(name, bytes)?;
+        let mut inner = tokenizers::Tokenizer::from_bytes(bytes)
+            .map_err(|e| bad(name, format!("a {model_type} tokenizer.json the tokenizers library cannot read: {e}")))?;
+        inner.with_padding(None);
+        inner.with_truncation(None).map_err(|e| bad(name, e))?;
+        let vocab = inner.get_vocab(true);
+        let top = vocab.values().copied().max().map_or(0, |m| m as usize + 1);
+        crate::limits::check(&format!("the vocabulary of {name}"), top as u64 * 32)?;
+        let mut strings = vec![String::new(); top];
+        for (token, id) in vocab {
+            strings[id as usize] = token;
+        }
+        Ok(ModelTokenizer {
+            inner: Arc::new(inner),
+            strings: Arc::new(strings),
+            name: name.to_string(),
+            model_type,
+            vocab_size: top,
+            digest: fnv1a(bytes),
+        })
+    }
+
+    /// Calls `f` with each of the first `limit` tokens of `seq`; special tokens as the
+    /// tokenizer's post-processor adds them when `special` is on. A sequence the tokenizer
+    /// cannot encode yields no token (it counts like an empty line).
+    pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, f: impl FnMut(&str)) {
+        if let Ok(enc) = self.inner.encode_fast(seq, special) {
+            let strings = &self.strings;
+            enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
+        }
+    }
+
+    /// One line describing it: "tokenizer.json (WordPiece, 30522 types)".
+    pub fn describe(&self) -> String {
+        format!("{} ({}, {} types)", self.name, self.model_type, self.vocab_size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORDPIECE: &str = r###"{"version":"1.0","truncation":{"max_length":3,"strategy":"LongestFirst","stride":0,"direction":"Right"},"padding":null,"added_tokens":[
+      {"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},
+      {"id":1,"content":"[CLS]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},
+      {"id":2,"content":"[SEP]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+      "normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},
+      "pre_tokenizer":{"type":"BertPreTokenizer"},
+      "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"[CLS]","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"[SEP]","type_id":0}}],"pair":[{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"[CLS]":{"id":"[CLS]","ids":[1],"tokens":["[CLS]"]},"[SEP]":{"id":"[SEP]","ids":[2],"tokens":["[SEP]"]}}},
+      "decoder":null,
+      "model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,
+        "vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"the":3,"dog":4,"bit":5,"##es":6,"man":7,"!":8}}}"###;
+
+    fn tokens(t: &ModelTokenizer, s: &str, special: bool) -> Vec<String> {
+        let mut out = Vec::new();
+        t.for_each_token(s, special, usize::MAX, |x| out.push(x.to_string()));
+        out
+    }
+
+    #[test]
+    fn wordpiece_with_special_tokens_no_truncation_and_its_own_case() {
+        let t = ModelTokenizer::from_bytes("t.json", WORDPIECE.as_bytes()).unwrap();
+        assert_eq!(t.model_type, "WordPiece");
+        assert_eq!(tokens(&t, "The dog bites MAN!", true), ["[CLS]", "the", "dog", "bit", "##es", "man", "!", "[SEP]"]);
+        assert_eq!(tokens(&t, "The dog bites zebra", false), ["the", "dog", "bit", "##es", "[UNK]"]);
+        assert!(tokens(&t, "   ", false).is_empty());
+        let mut first = Vec::new();
+        t.for_each_token("the dog the dog", true, 2, |x| first.push(x.to_string()));
+        assert_eq!(first, ["[CLS]", "the"]);
+    }
+
+    #[test]
+    fn files_that_are_not_tokenizers_are_named() {
+        let e = ModelTokenizer::from_bytes("x.json", b"\x89PNG\r\n").unwrap_err().to_string();
+        assert!(e.contains("x.json") && e.contains("not JSON") && e.contains("PNG"), "{e}");
+        let e = ModelTokenizer::from_bytes("c.json", br#"{"architectures":["BertModel"],"hidden_size":384}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no \"model\" object") && e.contains("architectures"), "{e}");
+        let wl = WORDPIECE.replace(r#""type":"WordPiece""#, r#""type":"WordLevel""#);
+        let e = ModelTokenizer::from_bytes("w.json", wl.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("\"WordLevel\" is not supported"), "{e}");
+        let broken = WORDPIECE.replace(r#""unk_token":"[UNK]","#, r#""unk_token":7,"#);
+        let e = ModelTokenizer::from_bytes("b.json", broken.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("b.json") && e.contains("cannot read"), "{e}");
+    }
+}
