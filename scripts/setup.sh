@@ -40,4 +40,9 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ];
   log "installing npm devDependencies (binaryen, playwright-core)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
+if ! .venv/bin/python -c "import tokenizers" 2>/dev/null; then
+  log "creating .venv with the Python packages of the tests (tests/requirements.txt)"
+  python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+fi
 log "ready"

@@ -326,7 +326,13 @@ mod tests {
 
     fn counts(text: &str) -> PositionalCounts {
         let p = CountParams {
-            tokenizer: Tokenizer { kind: TokenizerKind::Whitespace, lowercase: false, bos: false, model: None, special_tokens: true },
+            tokenizer: Tokenizer {
+                kind: TokenizerKind::Whitespace,
+                lowercase: false,
+                bos: false,
+                model: None,
+                special_tokens: true,
+            },
             mode: Mode::Condition,
             max_len: 512,
             min_support: 1,

@@ -223,7 +223,13 @@ mod tests {
 
     fn params(mode: Mode, min_support: usize, top_k: Option<usize>) -> CountParams {
         CountParams {
-            tokenizer: Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true },
+            tokenizer: Tokenizer {
+                kind: TokenizerKind::Whitespace,
+                lowercase: true,
+                bos: false,
+                model: None,
+                special_tokens: true,
+            },
             mode,
             max_len: 512,
             min_support,

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Test oracle for posgeo's model tokenizers: the Python `tokenizers` package from PyPI (the
+reference implementation). Writes into OUT_DIR, for each model type:
+
+  <name>.json            the tokenizer file (WordPiece: the shipped all-MiniLM-L6-v2 one;
+                         byte-level BPE (RoBERTa-style) and Unigram (SentencePiece/XLM-R
+                         style, Metaspace) trained here on the corpus)
+  <name>.tokens.jsonl    per corpus line: {"special": [...], "plain": [...]} token strings
+  <name>.counts.json     c_i(w) computed here from those tokens, modes condition and pad,
+                         with and without special tokens (max_len and min_support as given)
+
+and corpus.txt, the lines used (Genesis, KJV, plus generated lines with accents, CJK, emoji,
+digits, punctuation and odd spacing). Usage: oracle.py OUT_DIR [--max-len 48]
+"""
+import argparse
+import gzip
+import json
+import os
+import random
+
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def corpus():
+    with open(os.path.join(ROOT, "www", "corpora", "kjv-genesis.txt"), encoding="utf-8") as f:
+        lines = [l for l in f.read().split("\n") if l]
+    rng = random.Random(0)
+    words = ["the", "The", "naïve", "café", "Straße", "ÉCOLE", "東京", "日本語", "😀", "👍🏽", "don't",
+             "U.S.A.", "3.14", "1,000", "e-mail", "#tag", "@user", "<b>", "ﬁne", "Ǆemal", "İstanbul",
+             "ß", "ﬀ", "x²", "—", "«quote»", "tab\there", "Ελληνικά", "русский", "עברית", "العربية",
+             "hello", "world", "running", "unbelievable", "tokenization", "GPT", "BERT", "  "]
+    for k in range(1600):
+        n = rng.randint(1, 30)
+        sep = rng.choice([" ", " ", " ", "  ", "\t", " \u00a0"])
+        lines.append(sep.join(rng.choice(words) for _ in range(n)).strip("\r\n") or "x")
+    lines.append("   ")  # tokenizes to nothing without special tokens
+    return [l for l in lines if l]
+
+
+def wordpiece():
+    with gzip.open(os.path.join(ROOT, "www", "models", "all-MiniLM-L6-v2", "tokenizer.json.gz")) as f:
+        return Tokenizer.from_str(f.read().decode("utf-8"))
+
+
+def bpe(lines):
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=3000, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")))
+    return tok
+
+
+def unigram(lines):
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("  ", " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    trainer = trainers.UnigramTrainer(vocab_size=2000, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>",
+                                      show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))])
+    return tok
+
+
+def counts(seqs, mode, max_len, min_support):
+    """c_i(w) by SPEC §2, naively: a list over kept positions of {token: count}."""
+    seqs = [s[:max_len] for s in seqs]
+    cap = min(max_len, max((len(s) for s in seqs), default=0))
+    if mode == "pad":
+        seqs = [s + ["<pad>"] * (cap - len(s)) for s in seqs]
+    support = [sum(1 for s in seqs if len(s) > i) for i in range(cap)]
+    n = 0
+    while n < cap and support[n] >= min_support:
+        n += 1
+    rows = []
+    for i in range(n):
+        row = {}
+        for s in seqs:
+            if len(s) > i:
+                row[s[i]] = row.get(s[i], 0) + 1
+        rows.append(row)
+    return {"n": n, "support": support, "rows": rows}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--max-len", type=int, default=48)
+    ap.add_argument("--min-support", type=int, default=5)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    lines = corpus()
+    with open(os.path.join(args.out, "corpus.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    for name, tok in [("wordpiece", wordpiece()), ("bpe", bpe(lines)), ("unigram", unigram(lines))]:
+        tok.no_truncation()
+        tok.no_padding()
+        tok.save(os.path.join(args.out, f"{name}.json"))
+        special = [tok.encode(l, add_special_tokens=True).tokens for l in lines]
+        plain = [tok.encode(l, add_special_tokens=False).tokens for l in lines]
+        with open(os.path.join(args.out, f"{name}.tokens.jsonl"), "w", encoding="utf-8") as f:
+            for s, p in zip(special, plain):
+                f.write(json.dumps({"special": s, "plain": p}, ensure_ascii=False) + "\n")
+        out = {f"{mode}/{kind}": counts(seqs, mode, args.max_len, args.min_support)
+               for mode in ("condition", "pad") for kind, seqs in (("special", special), ("plain", plain))}
+        with open(os.path.join(args.out, f"{name}.counts.json"), "w", encoding="utf-8") as f:
+            json.dump(out, f, ensure_ascii=False)
+        print(name, tok.get_vocab_size(), "types;", sum(map(len, special)), "tokens")
+
+
+if __name__ == "__main__":
+    main()
