@@ -30,6 +30,7 @@ pub mod metric;
 pub mod monotonicity;
 pub mod options;
 pub mod points;
+pub mod preset;
 pub mod report;
 pub mod stress;
 pub mod synth;

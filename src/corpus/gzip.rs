@@ -10,7 +10,7 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
 
 /// Decompresses, never past the memory budget ([`crate::limits`]): running out of room is
 /// a message about size, a damaged stream a message about the stream.
-pub(super) fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
+pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
     gunzip_within(bytes, crate::limits::MEMORY_BUDGET)
 }
 

@@ -19,7 +19,7 @@ pub mod tokenize;
 pub use self::csv::csv_headers;
 use self::csv::read_csv;
 use gzip::gunzip;
-pub use gzip::is_gzip;
+pub use gzip::{gunzip as gunzip_within_budget, is_gzip};
 
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};

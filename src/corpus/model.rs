@@ -94,6 +94,13 @@ fn describe_keys(keys: &[String]) -> String {
 impl ModelTokenizer {
     /// Reads a `tokenizer.json` (`name` is used in messages).
     pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Self> {
+        if super::is_gzip(bytes) {
+            let plain = super::gunzip_within_budget(bytes)?;
+            if super::is_gzip(&plain) {
+                return Err(bad(name, "a gzip file inside a gzip file: decompress it first"));
+            }
+            return Self::from_bytes(name, &plain);
+        }
         crate::limits::check(&format!("the tokenizer {name}"), bytes.len() as u64 * 8)?;
         let model_type = model_type(name, bytes)?;
         let mut inner = tokenizers::Tokenizer::from_bytes(bytes)

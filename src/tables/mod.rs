@@ -65,6 +65,15 @@ pub fn format_of(head: &[u8], total_len: usize) -> TableFormat {
 /// Reads a table from bytes (format recognised from the content); `tensor` names the
 /// safetensors tensor to use.
 pub fn read_table(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {
+    if crate::corpus::is_gzip(bytes) {
+        // Any of the formats, gzip-compressed (the shipped position table is a .npy.gz).
+        // One layer only (a gzip quine must not recurse).
+        let plain = crate::corpus::gunzip_within_budget(bytes)?;
+        if crate::corpus::is_gzip(&plain) {
+            return Err(bad("a gzip file inside a gzip file: decompress it first"));
+        }
+        return read_table(&plain, tensor);
+    }
     match format_of(bytes, bytes.len()) {
         TableFormat::Npy => npy::read_npy(bytes),
         TableFormat::Npz => npy::read_npz(bytes, tensor),

@@ -31,7 +31,7 @@ pub fn start() {
                 .map(|a| a.to_vec())
                 .unwrap_or_default()
         };
-        let (bytes, learned) = (bytes_of("bytes"), bytes_of("learned_bytes"));
+        let (bytes, learned, tokenizer) = (bytes_of("bytes"), bytes_of("learned_bytes"), bytes_of("tokenizer_bytes"));
         let req: Request = match request.as_deref().map(serde_json::from_str) {
             Some(Ok(r)) => r,
             _ => {
@@ -44,8 +44,9 @@ pub fn start() {
         if bytes.starts_with(b"#posgeo:trap") {
             core::arch::wasm32::unreachable();
         }
-        let result = session.run(&req, &bytes, &learned, &mut |r| post(&s2, &r));
-        drop((bytes, learned));
+        let files = protocol::Files { corpus: &bytes, learned: &learned, tokenizer: &tokenizer };
+        let result = session.run(&req, files, &mut |r| post(&s2, &r));
+        drop((bytes, learned, tokenizer));
         match result {
             Ok(mut payload) => {
                 // The bulky numbers travel as transferred typed arrays, not as JSON text.

@@ -103,6 +103,12 @@ mod cli {
         /// --tokenizer model.
         #[arg(long)]
         tokenizer_file: Option<String>,
+        /// `paper`: the paper's setting — all-MiniLM-L6-v2's WordPiece tokenizer with special
+        /// tokens, --mode pad, --max-len 64, and its learned position table (both shipped inside
+        /// posgeo). It overrides those three options; --tokenizer-file or --learned replace
+        /// the shipped files.
+        #[arg(long, value_parser = ["paper"])]
+        preset: Option<String>,
         /// A learned position table to compare: text/CSV of numbers (one row per position), a
         /// NumPy .npy or .npz file, or a .safetensors checkpoint.
         #[arg(long)]
@@ -198,13 +204,41 @@ mod cli {
         Ok(params)
     }
 
+    /// The shipped all-MiniLM-L6-v2 files (`www/models/`, see `scripts/minilm.py`).
+    const MINILM_TOKENIZER: &[u8] = include_bytes!("../../../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
+    const MINILM_TABLE: &[u8] = include_bytes!("../../../www/models/all-MiniLM-L6-v2/position_embeddings.npy.gz");
+
+    /// `--preset paper`: the options, and the shipped tokenizer and table unless given.
+    fn with_preset(
+        a: &AnalyzeArgs,
+        mut params: AnalysisParams,
+    ) -> Result<(AnalysisParams, Option<posgeo::tables::Table>), String> {
+        let learned = a.learned.as_deref().map(|p| read_table(p, a.tensor.as_deref())).transpose()?;
+        if a.preset.as_deref() != Some("paper") {
+            return Ok((with_model_tokenizer(params, a.tokenizer_file.as_deref())?, learned));
+        }
+        posgeo::preset::paper(&mut params);
+        let params = match a.tokenizer_file.as_deref() {
+            Some(file) => with_model_tokenizer(params, Some(file))?,
+            None => {
+                let name = format!("{} tokenizer.json", posgeo::preset::MODEL_NAME);
+                let model = ModelTokenizer::from_bytes(&name, MINILM_TOKENIZER).map_err(|e| e.to_string())?;
+                AnalysisParams { model: Some(model), ..params }
+            }
+        };
+        let learned = match learned {
+            Some(t) => t,
+            None => posgeo::tables::read_table(MINILM_TABLE, None).map_err(|e| e.to_string())?,
+        };
+        Ok((params, Some(learned)))
+    }
+
     fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
-        let params = with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
+        let (params, learned) = with_preset(&a, a.options.0.clone()?)?;
         let bytes = read_input(a.file.as_deref())?;
         let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
         let corpus = Corpus::read(&bytes, &input_format(&a), a.lossy).map_err(err)?;
         drop(bytes);
-        let learned = a.learned.as_deref().map(|p| read_table(p, a.tensor.as_deref())).transpose()?;
         let bar = indicatif::ProgressBar::with_draw_target(Some(100), indicatif::ProgressDrawTarget::stderr());
         bar.set_style(
             indicatif::ProgressStyle::with_template("{msg:>10} [{bar:30}] {percent:>3}%")

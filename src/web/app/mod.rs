@@ -16,7 +16,6 @@ use super::view::charts::{ChartKind, MapView};
 use super::view::export::Export;
 use super::view::lecture;
 use super::view::table::{Column, Sort};
-use crate::analysis::Progress;
 use std::rc::Rc;
 
 /// Files above this size are refused before reading (the tab would run out of memory).
@@ -31,6 +30,22 @@ pub enum Slot {
     Corpus,
     /// The learned position table (`#learned-input`).
     Learned,
+    /// A model's tokenizer.json (`#tokenizer-input`).
+    Tokenizer,
+}
+
+impl Slot {
+    /// The shipped file of this slot (all-MiniLM-L6-v2's), as a URL relative to the page,
+    /// with the name the page shows; the corpus has none.
+    pub fn shipped(self) -> Option<(String, String)> {
+        use crate::preset::{MODEL_DIR, MODEL_NAME, TABLE_FILE, TOKENIZER_FILE};
+        let file = match self {
+            Slot::Corpus => return None,
+            Slot::Learned => TABLE_FILE,
+            Slot::Tokenizer => TOKENIZER_FILE,
+        };
+        Some((format!("{MODEL_DIR}/{file}"), format!("{MODEL_NAME} {}", file.trim_end_matches(".gz"))))
+    }
 }
 
 /// A file input's state; the bytes themselves stay in the DOM layer.
@@ -90,6 +105,8 @@ pub struct Job {
     pub corpus: CorpusData,
     /// Whether the learned table's bytes go along.
     pub learned: bool,
+    /// Whether the tokenizer's bytes go along.
+    pub tokenizer: bool,
 }
 
 /// Everything the page shows besides the results themselves.
@@ -120,6 +137,8 @@ pub struct Model {
     pub corpus_file: FileSlot,
     /// The learned table input.
     pub learned_file: FileSlot,
+    /// The model tokenizer input.
+    pub tokenizer_file: FileSlot,
     running: Option<u32>,
     started: f64,
     last_id: u32,
@@ -135,6 +154,8 @@ pub struct Model {
     live_pending: Option<(Form, f64)>,
     /// The learned table of the last full run (a live update reuses it, so it must not change).
     run_learned: Option<crate::web::protocol::LearnedTable>,
+    /// The tokenizer file of the last full run (likewise).
+    run_tokenizer: Option<String>,
 }
 
 /// What can happen to the page.
@@ -162,8 +183,15 @@ pub enum Msg {
     FileLoaded { slot: Slot, name: String, size: f64, detail: String },
     /// A chosen file could not be read.
     FileUnreadable { slot: Slot, name: String },
-    /// "remove table".
-    LearnedCleared,
+    /// "remove table" / "remove tokenizer".
+    Cleared(Slot),
+    /// A "shipped" button: load all-MiniLM-L6-v2's file into this slot.
+    UseShipped(Slot),
+    /// The paper's setting: the form with the preset applied, the shipped tokenizer and
+    /// table loaded, then a run.
+    Preset { form: Form, at: f64 },
+    /// Flip the counting mode (pad ↔ condition) and run.
+    FlipMode { form: Form, at: f64 },
     /// A column header clicked.
     Sort(Column),
     /// The Shepard picker changed.
@@ -212,8 +240,13 @@ pub enum Effect {
     FileInfo(Slot, String),
     /// Read the file just chosen in this slot.
     ReadFile(Slot),
-    /// Forget the learned table (input and tensor picker too).
-    ClearLearned,
+    /// Forget a file (its input, and the tensor picker for the learned table).
+    Clear(Slot),
+    /// Fetch the shipped file of a slot ([`Slot::shipped`]); then [`Msg::FileLoaded`] (or
+    /// [`Msg::FileUnreadable`]).
+    FetchShipped(Slot),
+    /// Set one option control (by id) to a value.
+    SetControl(&'static str, String),
     /// Check this corpus radio button.
     SelectSource(SourceKind),
     /// Send a job to the worker.
@@ -249,7 +282,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             m.worker_ready = true;
             m.queued.take().map(|j| Effect::Post(Box::new(j))).into_iter().collect()
         }
-        Msg::Worker { response, at } => worker_said(m, response, at),
+        Msg::Worker { response, at } => run::worker_said(m, response, at),
         Msg::WorkerDied(message) => run::worker_died(m, &message),
         Msg::Rendered { id, at } if m.running.is_none() && id == m.last_id => {
             vec![Effect::Status(Status::Done, format!("done in {:.2} s", (at - m.started) / 1000.0))]
@@ -258,10 +291,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::FileChosen { slot, name, size } => run::file_chosen(m, slot, name, size),
         Msg::FileLoaded { slot, name, size, detail } => run::file_loaded(m, slot, name, size, &detail),
         Msg::FileUnreadable { slot, name } => run::file_unreadable(m, slot, &name),
-        Msg::LearnedCleared => {
-            m.learned_file = FileSlot::Empty;
-            vec![Effect::ClearLearned, Effect::FileInfo(Slot::Learned, String::new())]
-        }
+        Msg::Cleared(slot) => run::cleared(m, slot),
+        Msg::UseShipped(slot) => run::use_shipped(m, slot),
+        Msg::Preset { form, at } => run::preset(m, form, at),
+        Msg::FlipMode { form, at } => run::flip_mode(m, form, at),
         Msg::Sort(column) => {
             m.view.sort = m.view.sort.toggled(column);
             vec![Effect::RenderTable]
@@ -316,50 +349,6 @@ fn lecture_key(m: &mut Model, key: &str) -> Vec<Effect> {
     };
     m.view.lecture = next;
     vec![Effect::ShowLecture(next), Effect::WriteUrl(m.link())]
-}
-
-fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Effect> {
-    let current = m.running;
-    match response {
-        Response::Ready => update(m, Msg::WorkerReady),
-        Response::Progress { id, stage, fraction } if Some(id) == current => {
-            let p = Progress { stage, fraction };
-            vec![Effect::Progress(p.overall()), Effect::Status(Status::Running, format!("running: {}", p.text()))]
-        }
-        Response::Estimate { id, sequences, max_positions, memory_bytes } if Some(id) == current => {
-            vec![Effect::Estimate(format!(
-                "{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory",
-                memory_bytes as f64 / 1e6
-            ))]
-        }
-        Response::Done { id, payload } if Some(id) == current => {
-            m.running = None;
-            m.live = false;
-            m.geometry_kept = true;
-            m.results = Some(Rc::new(*payload));
-            let secs = (at - m.started) / 1000.0;
-            let mut fx = vec![
-                Effect::Progress(1.0),
-                Effect::CancelEnabled(false),
-                Effect::Status(Status::Running, format!("computed in {secs:.2} s; drawing")),
-                Effect::RenderResults(id),
-                Effect::WriteUrl(m.link()),
-            ];
-            if let Some((form, at)) = m.live_pending.take() {
-                fx.extend(run::live(m, form, at));
-            }
-            fx
-        }
-        Response::Error { id, message } if Some(id) == current || id == 0 => {
-            m.running = None;
-            m.live = false;
-            m.live_pending = None;
-            let mut fx = vec![Effect::CancelEnabled(false)];
-            fx.extend(run::failed(message));
-            fx
-        }
-        _ => Vec::new(),
-    }
 }
 
 fn drag(m: &mut Model, x: i32, y: i32) -> Vec<Effect> {

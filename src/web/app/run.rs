@@ -2,10 +2,13 @@
 //! and the two file inputs.
 
 use super::{CorpusData, Effect, FileSlot, Form, Job, Model, Slot, SourceKind, Status, MAX_FILE_BYTES};
+use crate::analysis::Progress;
+use crate::corpus::tokenize::TokenizerKind;
 use crate::corpus::InputFormat;
-use crate::web::protocol::{LearnedTable, Request, Source};
+use crate::web::protocol::{LearnedTable, Request, Response, Source};
 use crate::web::url::PageState;
 use crate::web::view::charts::MapView;
+use std::rc::Rc;
 
 /// The loaded learned table, with the tensor the form picks.
 fn learned_table(m: &Model, form: &Form) -> Option<LearnedTable> {
@@ -14,6 +17,14 @@ fn learned_table(m: &Model, form: &Form) -> Option<LearnedTable> {
             name: name.clone(),
             tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
         }),
+        _ => None,
+    }
+}
+
+/// The loaded tokenizer file, when the form's tokenizer is `model`.
+fn tokenizer_file(m: &Model, st: &PageState) -> Option<String> {
+    match &m.tokenizer_file {
+        FileSlot::Loaded(name) if st.params.tokenizer == TokenizerKind::Model => Some(name.clone()),
         _ => None,
     }
 }
@@ -43,8 +54,8 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         return Vec::new();
     }
     let learned = learned_table(m, &form);
-    if learned != m.run_learned {
-        return Vec::new(); // another learned table: the kept one would be stale; wait for Run
+    if learned != m.run_learned || tokenizer_file(m, &st) != m.run_tokenizer {
+        return Vec::new(); // another learned table or tokenizer: the kept one would be stale; wait for Run
     }
     m.last_id += 1;
     let id = m.last_id;
@@ -53,8 +64,8 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     m.started = at;
     m.shown.params = st.params.clone();
     let source = Source::Synthetic(st.synth.clone()); // unused: the kept geometry is reused
-    let request = Request { id, source, params: st.params, learned, reuse_geometry: true };
-    let job = Job { request, corpus: CorpusData::None, learned: false };
+    let request = Request { id, source, params: st.params, learned, reuse_geometry: true, tokenizer: None };
+    let job = Job { request, corpus: CorpusData::None, learned: false, tokenizer: false };
     let mut fx = vec![Effect::Error(None), Effect::Status(Status::Running, "updating the encodings".into())];
     if m.worker_ready {
         fx.push(Effect::Post(Box::new(job)));
@@ -112,9 +123,9 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         Ok(st) => st,
         Err(e) => return [fx, failed(e)].concat(),
     };
-    let reading = match (&m.corpus_file, &m.learned_file) {
-        (FileSlot::Reading(name), _) if form.source == SourceKind::File => Some(name.clone()),
-        (_, FileSlot::Reading(name)) => Some(name.clone()),
+    let reading = match (&m.corpus_file, &m.learned_file, &m.tokenizer_file) {
+        (FileSlot::Reading(name), _, _) if form.source == SourceKind::File => Some(name.clone()),
+        (_, FileSlot::Reading(name), _) | (_, _, FileSlot::Reading(name)) => Some(name.clone()),
         _ => None,
     };
     if let Some(name) = reading {
@@ -138,8 +149,10 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     m.started = at;
     m.shown = st.clone();
     m.run_learned = learned.clone();
-    let request = Request { id, source, params: st.params, learned, reuse_geometry: false };
-    let job = Job { learned: request.learned.is_some(), request, corpus };
+    let tokenizer = tokenizer_file(m, &st);
+    m.run_tokenizer = tokenizer.clone();
+    let request = Request { id, source, params: st.params, learned, reuse_geometry: false, tokenizer };
+    let job = Job { learned: request.learned.is_some(), tokenizer: request.tokenizer.is_some(), request, corpus };
     fx.extend([
         Effect::Progress(0.0),
         Effect::Estimate(String::new()),
@@ -191,7 +204,53 @@ fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
     match slot {
         Slot::Corpus => &mut m.corpus_file,
         Slot::Learned => &mut m.learned_file,
+        Slot::Tokenizer => &mut m.tokenizer_file,
     }
+}
+
+pub(super) fn cleared(m: &mut Model, slot: Slot) -> Vec<Effect> {
+    *slot_mut(m, slot) = FileSlot::Empty;
+    vec![Effect::Clear(slot), Effect::FileInfo(slot, String::new())]
+}
+
+/// Starts loading the shipped file of `slot` (it counts as being read until it arrives).
+pub(super) fn use_shipped(m: &mut Model, slot: Slot) -> Vec<Effect> {
+    let Some((_, name)) = slot.shipped() else { return Vec::new() };
+    *slot_mut(m, slot) = FileSlot::Reading(name.clone());
+    vec![Effect::FileInfo(slot, format!("loading {name}…")), Effect::FetchShipped(slot)]
+}
+
+/// The paper's setting: the preset's options in the form (Genesis instead of the synthetic
+/// corpus, whose tokens are not English), the shipped tokenizer and table, then a run once
+/// both have arrived.
+pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
+    let Ok(mut st) = form.page_state() else { return run(m, form, at) };
+    crate::preset::paper(&mut st.params);
+    for o in crate::options::ANALYSIS {
+        form.values.insert(o.control, o.text(&st.params));
+    }
+    if form.source == SourceKind::Synthetic {
+        form.source = SourceKind::Genesis;
+    }
+    form.learned_tensor.clear();
+    let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
+    fx.extend(use_shipped(m, Slot::Tokenizer));
+    fx.extend(use_shipped(m, Slot::Learned));
+    fx.extend(run(m, form, at));
+    fx
+}
+
+/// pad ↔ condition, then a run.
+pub(super) fn flip_mode(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
+    if let Ok(mut st) = form.page_state() {
+        st.params.mode = crate::preset::flipped(st.params.mode);
+        for o in crate::options::ANALYSIS.iter().filter(|o| o.name == "mode") {
+            form.values.insert(o.control, o.text(&st.params));
+        }
+    }
+    let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
+    fx.extend(run(m, form, at));
+    fx
 }
 
 pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) -> Vec<Effect> {
@@ -216,9 +275,14 @@ pub(super) fn file_loaded(m: &mut Model, slot: Slot, name: String, size: f64, de
     let info = match slot {
         Slot::Corpus => format!("{name} — {mb:.2} MB"),
         Slot::Learned => format!("{name} — {mb:.2} MB, {detail}; compared as `learned` in the next run"),
+        Slot::Tokenizer => format!("{name} — {mb:.2} MB; counts the model's tokens in the next run (tokenizer: model)"),
     };
     *slot_mut(m, slot) = FileSlot::Loaded(name);
     let mut fx = vec![Effect::FileInfo(slot, info)];
+    if slot == Slot::Tokenizer {
+        let control = crate::options::ANALYSIS.iter().find(|o| o.name == "tokenizer").map(|o| o.control);
+        fx.extend(control.map(|c| Effect::SetControl(c, TokenizerKind::Model.name().into())));
+    }
     if let Some((form, at)) = m.waiting.take() {
         fx.extend(run(m, form, at));
     }
@@ -231,4 +295,48 @@ pub(super) fn file_unreadable(m: &mut Model, slot: Slot, name: &str) -> Vec<Effe
     let mut fx = vec![Effect::FileInfo(slot, String::new())];
     fx.extend(failed(format!("cannot read {name}")));
     fx
+}
+
+pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Effect> {
+    let current = m.running;
+    match response {
+        Response::Ready => super::update(m, super::Msg::WorkerReady),
+        Response::Progress { id, stage, fraction } if Some(id) == current => {
+            let p = Progress { stage, fraction };
+            vec![Effect::Progress(p.overall()), Effect::Status(Status::Running, format!("running: {}", p.text()))]
+        }
+        Response::Estimate { id, sequences, max_positions, memory_bytes } if Some(id) == current => {
+            vec![Effect::Estimate(format!(
+                "{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory",
+                memory_bytes as f64 / 1e6
+            ))]
+        }
+        Response::Done { id, payload } if Some(id) == current => {
+            m.running = None;
+            m.live = false;
+            m.geometry_kept = true;
+            m.results = Some(Rc::new(*payload));
+            let secs = (at - m.started) / 1000.0;
+            let mut fx = vec![
+                Effect::Progress(1.0),
+                Effect::CancelEnabled(false),
+                Effect::Status(Status::Running, format!("computed in {secs:.2} s; drawing")),
+                Effect::RenderResults(id),
+                Effect::WriteUrl(m.link()),
+            ];
+            if let Some((form, at)) = m.live_pending.take() {
+                fx.extend(live(m, form, at));
+            }
+            fx
+        }
+        Response::Error { id, message } if Some(id) == current || id == 0 => {
+            m.running = None;
+            m.live = false;
+            m.live_pending = None;
+            let mut fx = vec![Effect::CancelEnabled(false)];
+            fx.extend(failed(message));
+            fx
+        }
+        _ => Vec::new(),
+    }
 }

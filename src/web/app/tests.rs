@@ -196,7 +196,7 @@ fn a_learned_table_being_read_holds_the_run_and_then_goes_along() {
     let job = posted(&fx).unwrap();
     assert!(job.learned);
     assert_eq!(job.request.learned.as_ref().and_then(|l| l.tensor.as_deref()), Some("wpe.weight"));
-    update(&mut m, Msg::LearnedCleared);
+    update(&mut m, Msg::Cleared(Slot::Learned));
     let fx = update(&mut m, Msg::Run { form: form(), at: 1.0 });
     assert!(fx.contains(&Effect::RestartWorker), "supersedes the run still going");
     assert!(!posted(&update(&mut m, Msg::WorkerReady)).unwrap().learned);
@@ -295,7 +295,10 @@ fn live_parameters_reuse_the_kept_geometry() {
     assert_eq!(next.request.params.encodings.slope, 0.4);
     assert!(fx.iter().any(|e| matches!(e, Effect::WriteUrl(q) if q.contains("slope=0.25"))));
     // A learned table chosen since the run is not live either (the worker keeps the old one).
-    let done = done_for(&Job { request: Request { reuse_geometry: false, ..next.request.clone() }, ..next.clone() });
+    let done = done_for(&Job {
+        request: Request { reuse_geometry: false, tokenizer: None, ..next.request.clone() },
+        ..next.clone()
+    });
     update(&mut m, Msg::Worker { response: done, at: 5.5 });
     update(&mut m, Msg::FileChosen { slot: Slot::Learned, name: "t.npy".into(), size: 10.0 });
     update(&mut m, Msg::FileLoaded { slot: Slot::Learned, name: "t.npy".into(), size: 10.0, detail: String::new() });

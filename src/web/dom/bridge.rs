@@ -69,11 +69,11 @@ fn bulk_of(data: &JsValue) -> Bulk {
     }
 }
 
-/// Posts a job: `{ request, bytes, learned_bytes }` (see `web::protocol`).
+/// Posts a job: `{ request, bytes, learned_bytes, tokenizer_bytes }` (see `web::protocol`).
 pub fn post(job: &Job) {
-    let Some((worker, corpus, learned)) =
-        runtime::with(|rt| (rt.worker.clone(), rt.corpus.bytes.clone(), rt.learned.bytes.clone()))
-    else {
+    let Some((worker, corpus, learned, tokenizer)) = runtime::with(|rt| {
+        (rt.worker.clone(), rt.corpus.bytes.clone(), rt.learned.bytes.clone(), rt.tokenizer.bytes.clone())
+    }) else {
         return;
     };
     let Some(worker) = worker else { return };
@@ -90,6 +90,9 @@ pub fn post(job: &Job) {
     }
     if let (true, Some(b)) = (job.learned, learned) {
         js_sys::Reflect::set(&msg, &"learned_bytes".into(), &b).ok();
+    }
+    if let (true, Some(b)) = (job.tokenizer, tokenizer) {
+        js_sys::Reflect::set(&msg, &"tokenizer_bytes".into(), &b).ok();
     }
     worker.post_message(&msg).ok();
 }

@@ -154,6 +154,13 @@ pub fn show_form(rt: &runtime::Runtime, form: &Form, map: MapView) {
     show_map(rt, map);
 }
 
+/// Sets one option control.
+pub fn set_control(rt: &runtime::Runtime, id: &str, value: &str) {
+    if let Some((_, e)) = rt.controls.iter().find(|(c, _)| *c == id) {
+        set_text_of(e, value);
+    }
+}
+
 /// Checks one corpus radio button.
 pub fn select_source(rt: &runtime::Runtime, source: SourceKind) {
     for (s, radio) in &rt.els.sources {

@@ -59,6 +59,12 @@ pub struct Elements {
     pub learned_file: FileEls,
     pub learned_tensor: HtmlSelectElement,
     pub learned_clear: Element,
+    pub learned_shipped: Element,
+    pub tokenizer_file: FileEls,
+    pub tokenizer_clear: Element,
+    pub tokenizer_shipped: Element,
+    pub preset: Element,
+    pub flip_mode: Element,
     pub verdict: Element,
     pub summary: Element,
     pub table_body: Element,
@@ -153,6 +159,12 @@ impl Elements {
             learned_file: FileEls { input: by_id(d, "learned-input")?, info: by_id(d, "learned-info")? },
             learned_tensor: by_id(d, "learned-tensor")?,
             learned_clear: by_id(d, "learned-clear")?,
+            learned_shipped: by_id(d, "learned-minilm")?,
+            tokenizer_file: FileEls { input: by_id(d, "tokenizer-input")?, info: by_id(d, "tokenizer-info")? },
+            tokenizer_clear: by_id(d, "tokenizer-clear")?,
+            tokenizer_shipped: by_id(d, "tokenizer-minilm")?,
+            preset: by_id(d, "preset-paper")?,
+            flip_mode: by_id(d, "flip-mode")?,
             verdict: by_id(d, "verdict")?,
             summary: by_id(d, "summary")?,
             table_body: doc.query_selector("#stress-table tbody").ok().flatten().ok_or("#stress-table tbody")?,
@@ -180,6 +192,7 @@ impl Elements {
         match slot {
             Slot::Corpus => &self.corpus_file,
             Slot::Learned => &self.learned_file,
+            Slot::Tokenizer => &self.tokenizer_file,
         }
     }
 }

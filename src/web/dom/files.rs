@@ -38,17 +38,51 @@ pub fn read(slot: Slot) {
                 String::new()
             }
             Slot::Learned => fill_tensors(&els, &arr),
+            Slot::Tokenizer => String::new(),
         };
         runtime::with(|rt| rt.file(slot).bytes = Some(arr));
         runtime::dispatch(Msg::FileLoaded { slot, name, size, detail });
     });
 }
 
-/// Forgets the learned table and resets its controls.
-pub fn clear_learned(els: &Elements) {
-    runtime::with(|rt| rt.learned = runtime::FileData::default());
-    els.learned_file.input.set_value("");
-    els.learned_tensor.set_text_content(None);
+/// Forgets a file and resets its controls.
+pub fn clear(els: &Elements, slot: Slot) {
+    runtime::with(|rt| *rt.file(slot) = runtime::FileData::default());
+    els.file(slot).input.set_value("");
+    if slot == Slot::Learned {
+        els.learned_tensor.set_text_content(None);
+    }
+}
+
+/// Fetches the shipped file of `slot` (all-MiniLM-L6-v2's, served beside the page).
+pub fn fetch_shipped(slot: Slot) {
+    let Some((url, name)) = slot.shipped() else { return };
+    wasm_bindgen_futures::spawn_local(async move {
+        let Some(bytes) = fetch_bytes(&url).await else {
+            return runtime::dispatch(Msg::FileUnreadable { slot, name });
+        };
+        let size = f64::from(bytes.length());
+        if slot == Slot::Learned {
+            if let Some(els) = runtime::els() {
+                els.learned_tensor.set_text_content(None);
+            }
+        }
+        let detail = "shipped with posgeo (Apache-2.0; see models/all-MiniLM-L6-v2/NOTICE)".to_string();
+        runtime::with(|rt| rt.file(slot).bytes = Some(bytes));
+        runtime::dispatch(Msg::FileLoaded { slot, name, size, detail });
+    });
+}
+
+async fn fetch_bytes(url: &str) -> Option<js_sys::Uint8Array> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window()?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.ok()?.dyn_into().ok()?;
+    if !response.ok() {
+        return None;
+    }
+    let buf = JsFuture::from(response.array_buffer().ok()?).await.ok()?;
+    Some(js_sys::Uint8Array::new(&buf))
 }
 
 /// Refills the column picker for the loaded corpus file (after a format change).
@@ -113,6 +147,9 @@ fn fill_tensors(els: &Elements, arr: &js_sys::Uint8Array) -> String {
         }
         TableFormat::Npy => (Vec::new(), "NumPy array".to_string()),
         TableFormat::Npz => (Vec::new(), "NumPy .npz archive".to_string()),
+        TableFormat::Text if is_gzip(&arr.subarray(0, 2.min(len)).to_vec()) => {
+            (Vec::new(), "gzip-compressed".to_string())
+        }
         TableFormat::Text => (Vec::new(), "text/CSV".to_string()),
     };
     let select = &els.learned_tensor;

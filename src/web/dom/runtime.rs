@@ -33,6 +33,8 @@ pub struct Runtime {
     pub corpus: FileData,
     /// The learned table upload.
     pub learned: FileData,
+    /// The model tokenizer upload.
+    pub tokenizer: FileData,
     /// What each chart's last drawing left for hover.
     pub drawn: HashMap<ChartKind, Drawn>,
 }
@@ -43,6 +45,7 @@ impl Runtime {
         match slot {
             Slot::Corpus => &mut self.corpus,
             Slot::Learned => &mut self.learned,
+            Slot::Tokenizer => &mut self.tokenizer,
         }
     }
 }
@@ -61,6 +64,7 @@ pub fn install(els: Elements) {
         worker: None,
         corpus: FileData::default(),
         learned: FileData::default(),
+        tokenizer: FileData::default(),
         drawn: HashMap::new(),
     };
     RT.with(|r| *r.borrow_mut() = Some(rt));
@@ -134,7 +138,11 @@ pub fn perform(effect: Effect) {
         }
         Effect::FileInfo(slot, text) => els.file(slot).info.set_text_content(Some(&text)),
         Effect::ReadFile(slot) => files::read(slot),
-        Effect::ClearLearned => files::clear_learned(&els),
+        Effect::Clear(slot) => files::clear(&els, slot),
+        Effect::FetchShipped(slot) => files::fetch_shipped(slot),
+        Effect::SetControl(id, value) => {
+            with(|rt| controls::set_control(rt, id, &value));
+        }
         Effect::SelectSource(source) => {
             with(|rt| controls::select_source(rt, source));
         }

@@ -17,7 +17,7 @@ pub fn wire() {
     let Some(els) = els() else { return };
     on(target(&els.run), "click", |_: Event| dispatch(Msg::Run { form: controls::read_form(), at: now() }));
     on(target(&els.cancel), "click", |_: Event| dispatch(Msg::Cancel));
-    for slot in [Slot::Corpus, Slot::Learned] {
+    for slot in [Slot::Corpus, Slot::Learned, Slot::Tokenizer] {
         let input = els.file(slot).input.clone();
         on(target(&els.file(slot).input), "change", move |_: Event| {
             if let Some(f) = input.files().and_then(|l| l.get(0)) {
@@ -25,7 +25,12 @@ pub fn wire() {
             }
         });
     }
-    on(target(&els.learned_clear), "click", |_: Event| dispatch(Msg::LearnedCleared));
+    on(target(&els.learned_clear), "click", |_: Event| dispatch(Msg::Cleared(Slot::Learned)));
+    on(target(&els.tokenizer_clear), "click", |_: Event| dispatch(Msg::Cleared(Slot::Tokenizer)));
+    on(target(&els.learned_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Learned)));
+    on(target(&els.tokenizer_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Tokenizer)));
+    on(target(&els.preset), "click", |_: Event| dispatch(Msg::Preset { form: controls::read_form(), at: now() }));
+    on(target(&els.flip_mode), "click", |_: Event| dispatch(Msg::FlipMode { form: controls::read_form(), at: now() }));
     wire_drop(&els.drop_zone);
     let paste = els.sources.iter().find(|(s, _)| *s == crate::web::app::SourceKind::Paste).map(|(_, r)| r.clone());
     on(target(&els.corpus_input), "input", move |_: Event| {

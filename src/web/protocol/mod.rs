@@ -2,8 +2,9 @@
 //! ([`run`]) so that it is tested natively as well as in the browser.
 //!
 //! Page → worker: a JS object `{ request: <JSON of [`Request`]>, bytes: Uint8Array,
-//! learned_bytes: Uint8Array }` (`bytes` holds the pasted text or the uploaded file, gzip or
-//! not; `learned_bytes` an uploaded learned position table, when the request names one).
+//! learned_bytes: Uint8Array, tokenizer_bytes: Uint8Array }` (`bytes` holds the pasted text
+//! or the uploaded file, gzip or not; `learned_bytes` a learned position table and
+//! `tokenizer_bytes` a model's `tokenizer.json`, when the request names them).
 //! Worker → page: JSON strings of [`Response`]. The worker posts `Ready` once its wasm has
 //! started; a run posts `Progress` and `Estimate` messages, then `Done` or `Error`.
 //! `Done` travels as `{ json, header, matrix, coords, shepard }`: the payload's bulky
@@ -14,6 +15,8 @@
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
 use crate::analysis::{analyze, Analysis, AnalysisParams, Progress, Stage};
+use crate::corpus::model::ModelTokenizer;
+use crate::corpus::tokenize::TokenizerKind;
 use crate::corpus::{Corpus, InputFormat};
 use crate::error::{Frontend, PosgeoError, Result};
 use crate::points::Points;
@@ -58,6 +61,10 @@ pub struct Request {
     /// A learned position table sent along (its bytes travel as `learned_bytes`).
     #[serde(default)]
     pub learned: Option<LearnedTable>,
+    /// A model's `tokenizer.json` sent along (its name; the bytes travel as
+    /// `tokenizer_bytes`), used when `params.tokenizer` is `model`.
+    #[serde(default)]
+    pub tokenizer: Option<String>,
     /// Live parameters: reuse the corpus geometry the worker kept from its last run and only
     /// compute the encodings again (no bytes travel; see [`Session`]).
     #[serde(default)]
@@ -240,10 +247,21 @@ pub fn error_response(id: u32, e: &PosgeoError) -> Response {
     Response::Error { id, message: e.message_for(Frontend::Page) }
 }
 
+/// The bytes that travel with a request.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Files<'a> {
+    /// The pasted text or the uploaded corpus file.
+    pub corpus: &'a [u8],
+    /// The learned table the request names.
+    pub learned: &'a [u8],
+    /// The `tokenizer.json` the request names.
+    pub tokenizer: &'a [u8],
+}
+
 /// Runs a request to completion; `post` receives every message except the final one.
 /// `learned` holds the bytes of the table the request names (ignored when it names none).
 pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
-    Session::default().run(req, bytes, learned, post)
+    Session::default().run(req, Files { corpus: bytes, learned, tokenizer: &[] }, post)
 }
 
 /// What the worker keeps between requests: its last analysis and learned table, so that a
@@ -267,13 +285,7 @@ fn throttled(id: u32, post: &mut dyn FnMut(Response)) -> impl FnMut(Progress) ->
 
 impl Session {
     /// Runs a request; a live one ([`Request::reuse_geometry`]) reuses the kept geometry.
-    pub fn run(
-        &mut self,
-        req: &Request,
-        bytes: &[u8],
-        learned: &[u8],
-        post: &mut dyn FnMut(Response),
-    ) -> Result<Payload> {
+    pub fn run(&mut self, req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Payload> {
         if req.reuse_geometry {
             let Some((kept, table)) = self.kept.take() else {
                 return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
@@ -291,7 +303,7 @@ impl Session {
             return payload;
         }
         self.kept = None; // the old geometry goes before the new one is built
-        let (analysis, table) = full_run(req, bytes, learned, post)?;
+        let (analysis, table) = full_run(req, files, post)?;
         let payload = payload_of(&analysis);
         self.kept = Some((analysis, table));
         Ok(payload)
@@ -299,20 +311,19 @@ impl Session {
 }
 
 /// Reads the corpus and the learned table, then the whole pipeline.
-fn full_run(
-    req: &Request,
-    bytes: &[u8],
-    learned: &[u8],
-    post: &mut dyn FnMut(Response),
-) -> Result<(Analysis, Option<Table>)> {
+fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<(Analysis, Option<Table>)> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
-    let corpus = corpus_of(&req.source, bytes)?;
+    let corpus = corpus_of(&req.source, files.corpus)?;
+    let mut params = req.params.clone();
+    if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
+        params.model = Some(ModelTokenizer::from_bytes(name, files.tokenizer)?);
+    }
     let table = req
         .learned
         .as_ref()
         .map(|t| {
             // Name the file inside the message ("learned encoding: t.csv: line 1: …").
-            crate::tables::read_table(learned, t.tensor.as_deref()).map_err(|e| match e {
+            crate::tables::read_table(files.learned, t.tensor.as_deref()).map_err(|e| match e {
                 PosgeoError::BadMatrix(m) => PosgeoError::BadMatrix(format!("{}: {m}", t.name)),
                 other => other,
             })
@@ -320,7 +331,7 @@ fn full_run(
         .transpose()?;
     // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
     // the chars tokenizer): cheap next to tokenizing, and enough to size the job.
-    let chars = req.params.tokenizer == crate::corpus::tokenize::TokenizerKind::Chars;
+    let chars = req.params.tokenizer == TokenizerKind::Chars;
     let longest = corpus
         .sequences
         .iter()
@@ -335,7 +346,7 @@ fn full_run(
         max_positions,
         memory_bytes: crate::limits::working_memory(max_positions, req.params.encodings.d),
     });
-    let analysis = analyze(&corpus, &req.params, table.as_deref(), &mut throttled(req.id, post))?;
+    let analysis = analyze(&corpus, &params, table.as_deref(), &mut throttled(req.id, post))?;
     Ok((analysis, table))
 }
 

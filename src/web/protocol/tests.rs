@@ -12,6 +12,7 @@ fn messages_round_trip_as_json() {
         params: AnalysisParams::default(),
         learned: Some(LearnedTable { name: "model.safetensors".into(), tensor: Some("wpe.weight".into()) }),
         reuse_geometry: true,
+        tokenizer: None,
     };
     let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
     assert_eq!(back, req);
@@ -32,6 +33,7 @@ fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
         params: params.clone(),
         learned: None,
         reuse_geometry: false,
+        tokenizer: None,
     };
     let mut stages = Vec::new();
     let payload = run(&req, &[], &[], &mut |r| {
@@ -56,7 +58,14 @@ fn bulk_arrays_round_trip() {
         ..Default::default()
     };
     let synth = SynthParams { sequences: 100, positions: 12, ..Default::default() };
-    let req = Request { id: 1, source: Source::Synthetic(synth), params, learned: None, reuse_geometry: false };
+    let req = Request {
+        id: 1,
+        source: Source::Synthetic(synth),
+        params,
+        learned: None,
+        reuse_geometry: false,
+        tokenizer: None,
+    };
     let original = run(&req, &[], &[], &mut |_| {}).unwrap();
     let mut light = original.clone();
     let bulk = light.take_bulk();
@@ -79,6 +88,7 @@ fn bad_bytes_become_an_error_message() {
         params: AnalysisParams::default(),
         learned: None,
         reuse_geometry: false,
+        tokenizer: None,
     };
     let err = run(&req, b"", &[], &mut |_| {}).unwrap_err();
     assert_eq!(err.to_string(), "the input is empty");
@@ -96,7 +106,14 @@ fn a_learned_table_is_compared_like_the_engine_does() {
     let table: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos(), 0.1]).collect();
     let text: String = table.iter().map(|r| format!("{}, {}, {}\n", r[0], r[1], r[2])).collect();
     let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
-    let req = Request { id: 2, source: Source::Genesis, params: params.clone(), learned, reuse_geometry: false };
+    let req = Request {
+        id: 2,
+        source: Source::Genesis,
+        params: params.clone(),
+        learned,
+        reuse_geometry: false,
+        tokenizer: None,
+    };
     let payload = run(&req, &[], text.as_bytes(), &mut |_| {}).unwrap();
     let direct = analyze(&Corpus::from_text(GENESIS), &params, Some(&table), &mut |_| true).unwrap();
     assert_eq!(payload.report, direct.report(true));
@@ -110,17 +127,24 @@ fn a_session_updates_the_encodings_on_its_kept_geometry() {
     let mut p = AnalysisParams::default();
     p.encodings.d = 8;
     let source = Source::Synthetic(SynthParams { sequences: 150, positions: 16, ..Default::default() });
-    let req = Request { id: 1, source: source.clone(), params: p.clone(), learned: None, reuse_geometry: false };
+    let req = Request {
+        id: 1,
+        source: source.clone(),
+        params: p.clone(),
+        learned: None,
+        reuse_geometry: false,
+        tokenizer: None,
+    };
     let mut session = Session::default();
-    let live = Request { id: 2, reuse_geometry: true, ..req.clone() };
-    assert!(session.run(&live, b"", b"", &mut |_| {}).unwrap_err().to_string().contains("press Run"));
-    session.run(&req, b"", b"", &mut |_| {}).unwrap();
+    let live = Request { id: 2, reuse_geometry: true, tokenizer: None, ..req.clone() };
+    assert!(session.run(&live, Files::default(), &mut |_| {}).unwrap_err().to_string().contains("press Run"));
+    session.run(&req, Files::default(), &mut |_| {}).unwrap();
     let mut q = p.clone();
     q.encodings.slope = 2.0;
     q.encodings.head_dim = 8;
-    let live = Request { id: 2, params: q.clone(), reuse_geometry: true, ..req.clone() };
+    let live = Request { id: 2, params: q.clone(), reuse_geometry: true, tokenizer: None, ..req.clone() };
     let mut stages = Vec::new();
-    let updated = session.run(&live, b"", b"", &mut |r| stages.push(r)).unwrap();
+    let updated = session.run(&live, Files::default(), &mut |r| stages.push(r)).unwrap();
     let whole = run(&Request { id: 3, params: q, ..req }, b"", b"", &mut |_| {}).unwrap();
     assert_eq!(updated, whole);
     assert!(
@@ -136,7 +160,7 @@ fn heat_blocks_of_an_exact_encoding_equal_the_corpus_blocks() {
     let mut params = AnalysisParams::default();
     params.encodings.d = 64;
     let source = Source::Synthetic(SynthParams { sequences: 200, positions: 30, ..Default::default() });
-    let req = Request { id: 1, source, params, learned: None, reuse_geometry: false };
+    let req = Request { id: 1, source, params, learned: None, reuse_geometry: false, tokenizer: None };
     let p = run(&req, b"", b"", &mut |_| {}).unwrap();
     let h = &p.heat;
     assert_eq!((h.side, h.corpus.len()), (30, 900));
