@@ -13,6 +13,21 @@
 use crate::error::{PosgeoError, Result};
 use std::sync::Arc;
 
+/// Content tokens a prefix must hold beyond the positions counted (see
+/// `ModelTokenizer::first_tokens`).
+const PREFIX_MARGIN: usize = 16;
+/// First guess of a prefix's length in bytes per token wanted.
+const PREFIX_BYTES_PER_TOKEN: usize = 4;
+
+/// The byte index of the first whitespace character at or after byte `from`, when it leaves
+/// a non-empty prefix; `None` when the text is no longer than that (encode all of it).
+fn whitespace_cut(seq: &str, from: usize) -> Option<usize> {
+    if from >= seq.len() {
+        return None;
+    }
+    seq.char_indices().skip_while(|&(i, _)| i < from).find(|(_, c)| c.is_whitespace()).map(|(i, _)| i).filter(|&i| i > 0)
+}
+
 /// The model types posgeo offers (the `"type"` of the file's `"model"` object).
 pub const SUPPORTED: [&str; 3] = ["WordPiece", "BPE", "Unigram"];
 
@@ -128,9 +143,27 @@ impl ModelTokenizer {
     /// tokenizer's post-processor adds them when `special` is on. A sequence the tokenizer
     /// cannot encode yields no token (it counts like an empty line).
     pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, f: impl FnMut(&str)) {
-        if let Ok(enc) = self.inner.encode_fast(seq, special) {
-            let strings = &self.strings;
-            enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
+        let Some(enc) = self.first_tokens(seq, special, limit) else { return };
+        let strings = &self.strings;
+        enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
+    }
+
+    /// An encoding whose first `limit` tokens are those of the whole sequence's, without
+    /// encoding all of a long document: a prefix ending just before a whitespace character
+    /// is encoded, and accepted once it holds [`PREFIX_MARGIN`] content tokens more than
+    /// `limit` (else a prefix twice as long, up to the whole text). Pre-tokenisers split at
+    /// whitespace, so the tokens before the cut are the whole text's; the margin keeps any
+    /// effect at the cut (and the closing special tokens) past the positions counted.
+    fn first_tokens(&self, seq: &str, special: bool, limit: usize) -> Option<tokenizers::Encoding> {
+        let mut want = limit.saturating_add(PREFIX_MARGIN).saturating_mul(PREFIX_BYTES_PER_TOKEN);
+        loop {
+            let Some(cut) = whitespace_cut(seq, want) else { return self.inner.encode_fast(seq, special).ok() };
+            let enc = self.inner.encode_fast(&seq[..cut], special).ok()?;
+            let content = enc.get_special_tokens_mask().iter().filter(|&&m| m == 0).count();
+            if content >= limit.saturating_add(PREFIX_MARGIN) {
+                return Some(enc);
+            }
+            want = cut.saturating_mul(2);
         }
     }
 
