@@ -135,7 +135,7 @@ impl Analysis {
         for cmp in &self.compared {
             let s = &cmp.stress;
             encodings.insert(
-                cmp.encoding.kind.name().to_string(),
+                cmp.name.clone(),
                 EncodingReport {
                     raw_stress: s.raw_stress,
                     scaled_stress: s.scaled_stress,
@@ -181,7 +181,7 @@ impl Analysis {
             negative_mass: self.spectrum.negative_mass(),
             corpus_monotonicity_violation_rate: self.corpus_monotonicity,
             encodings,
-            encoding_order: self.compared.iter().map(|c| c.encoding.kind.name().to_string()).collect(),
+            encoding_order: self.compared.iter().map(|c| c.name.clone()).collect(),
             rank_curve: self.rank_curve.clone(),
             top_tokens: (0..c.n).map(|i| c.top_tokens(i, 5)).collect(),
             pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))).to_rows(),
@@ -267,8 +267,22 @@ impl Report {
             fmt_number(Some(s)),
             rest.join(", ")
         );
-        if let Some(l) = self.encodings.get("learned") {
-            line.push_str(&format!("; the learned table {}", fmt_number(Some(l.scaled_stress))));
+        let learned: Vec<String> = self
+            .encoding_order
+            .iter()
+            .filter(|n| n.starts_with("learned"))
+            .filter_map(|n| self.encodings.get(n).map(|e| (n, e.scaled_stress)))
+            .map(|(n, s)| match n.strip_prefix("learned:") {
+                Some(name) => format!("{name} {}", fmt_number(Some(s))),
+                None => fmt_number(Some(s)),
+            })
+            .collect();
+        match learned.len() {
+            0 => {}
+            1 if self.encodings.contains_key("learned") => {
+                line.push_str(&format!("; the learned table {}", learned[0]))
+            }
+            _ => line.push_str(&format!("; learned tables: {}", learned.join(", "))),
         }
         line
     }

@@ -164,3 +164,41 @@ fn learned_table_is_compared() {
     assert_eq!(w["encodings"]["learned"], v["encodings"]["learned"]);
     fails_with(&["analyze", "--learned", &file, "--tensor", "bias"], corpus().as_bytes(), "no tensor \"bias\"");
 }
+
+#[test]
+fn several_learned_tables_are_each_their_own_row() {
+    let rows = |f: fn(f64) -> f64| -> Vec<f64> { (0..4).flat_map(|i| [i as f64 * 0.1, f(i as f64)]).collect() };
+    let (a, b) = (rows(f64::sin), rows(f64::cos));
+    let text = |v: &[f64]| -> String { v.chunks(2).map(|r| format!("{}, {}\n", r[0], r[1])).collect() };
+    let (fa, fb) = (tmp("a.csv", text(&a).as_bytes()), tmp("b.csv", text(&b).as_bytes()));
+    let single = |f: &str| json(&posgeo(&["analyze", "--json", "--learned", f], corpus().as_bytes()));
+    let (one_a, one_b) = (single(&fa), single(&fb));
+    // Two files: rows learned:a.csv and learned:b.csv, each equal to its table alone.
+    let both = json(&posgeo(&["analyze", "--json", "--learned", &fa, "--learned", &fb], corpus().as_bytes()));
+    assert_eq!(both["encodings"]["learned:a.csv"], one_a["encodings"]["learned"]);
+    assert_eq!(both["encodings"]["learned:b.csv"], one_b["encodings"]["learned"]);
+    assert!(both["encodings"].get("learned").is_none());
+    let order: Vec<&str> = both["encoding_order"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(&order[order.len() - 2..], ["learned:a.csv", "learned:b.csv"]);
+    // Two tensors of one checkpoint.
+    let bytes = |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let (ba, bb) = (bytes(&a), bytes(&b));
+    let views = [
+        ("first.weight", safetensors::tensor::TensorView::new(safetensors::Dtype::F64, vec![4, 2], &ba).unwrap()),
+        ("second.weight", safetensors::tensor::TensorView::new(safetensors::Dtype::F64, vec![4, 2], &bb).unwrap()),
+    ];
+    let file = tmp("two.safetensors", &safetensors::serialize(views, None).unwrap());
+    let args = ["analyze", "--json", "--learned", &file, "--tensor", "first.weight", "--tensor", "second.weight"];
+    let two = json(&posgeo(&args, corpus().as_bytes()));
+    assert_eq!(two["encodings"]["learned:first.weight"], one_a["encodings"]["learned"]);
+    assert_eq!(two["encodings"]["learned:second.weight"], one_b["encodings"]["learned"]);
+    // The text output names them too; a mismatch of files and tensors is a message.
+    let out = posgeo(&["analyze", "--learned", &fa, "--learned", &fb], corpus().as_bytes());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("learned:a.csv") && text.contains("learned tables: a.csv"), "{text}");
+    fails_with(
+        &["analyze", "--learned", &fa, "--learned", &fb, "--tensor", "x", "--tensor", "y", "--tensor", "z"],
+        corpus().as_bytes(),
+        "3 --tensor for 2 --learned",
+    );
+}

@@ -20,7 +20,7 @@ fn params(alpha: f64) -> AnalysisParams {
 }
 
 fn run(lines: &[String], p: &AnalysisParams) -> Option<Analysis> {
-    analyze(&Corpus::from_sequences(lines.iter().cloned()), p, None, &mut |_| true).ok()
+    analyze(&Corpus::from_sequences(lines.iter().cloned()), p, &[], &mut |_| true).ok()
 }
 
 fn get(a: &Analysis, kind: EncodingKind) -> &posgeo::analysis::Compared {
@@ -175,12 +175,12 @@ fn degenerate_inputs_give_errors_not_panics() {
     let same: Vec<String> = (0..10).map(|_| "a a a".to_string()).collect();
     let e = run(&same, &params(0.0));
     assert!(e.is_none());
-    let err = analyze(&Corpus::from_sequences(same), &params(0.0), None, &mut |_| true).unwrap_err();
+    let err = analyze(&Corpus::from_sequences(same), &params(0.0), &[], &mut |_| true).unwrap_err();
     assert_eq!(err, posgeo::PosgeoError::NoGeometry);
     let short: Vec<String> = (0..10).map(|_| "a".to_string()).collect();
-    let err = analyze(&Corpus::from_sequences(short), &params(0.0), None, &mut |_| true).unwrap_err();
+    let err = analyze(&Corpus::from_sequences(short), &params(0.0), &[], &mut |_| true).unwrap_err();
     assert!(matches!(err, posgeo::PosgeoError::TooFewPositions { .. }));
     let lines: Vec<String> = (0..10).map(|k| format!("a{} b", k % 2)).collect();
-    let err = analyze(&Corpus::from_sequences(lines), &params(0.0), None, &mut |_| false).unwrap_err();
+    let err = analyze(&Corpus::from_sequences(lines), &params(0.0), &[], &mut |_| false).unwrap_err();
     assert_eq!(err, posgeo::PosgeoError::Cancelled);
 }

@@ -22,7 +22,7 @@ fn one_hot() -> Corpus {
 fn three_one_hot_distributions_give_one_sixth_and_one_ninth() {
     let mut p = AnalysisParams { tokenizer: TokenizerKind::Whitespace, ..Default::default() };
     p.encodings.d = 1;
-    let a = analyze(&one_hot(), &p, None, &mut |_| true).unwrap();
+    let a = analyze(&one_hot(), &p, &[], &mut |_| true).unwrap();
     let pmds = a.compared.iter().find(|c| c.encoding.kind == EncodingKind::Pmds).unwrap();
     assert!((pmds.stress.raw_stress - 1.0 / 6.0).abs() < 1e-12);
     assert!((pmds.stress.scaled_stress - 1.0 / 9.0).abs() < 1e-12);
@@ -33,7 +33,7 @@ fn three_one_hot_distributions_give_one_sixth_and_one_ninth() {
 #[wasm_bindgen_test]
 fn full_rank_pmds_is_exact_and_the_spectrum_is_psd() {
     let lines: Vec<String> = (0..40).map(|k| format!("x{} y{} z{} w{}", k % 3, k % 5, k % 4, k % 7)).collect();
-    let a = analyze(&Corpus::from_sequences(lines), &AnalysisParams::default(), None, &mut |_| true).unwrap();
+    let a = analyze(&Corpus::from_sequences(lines), &AnalysisParams::default(), &[], &mut |_| true).unwrap();
     assert!(a.spectrum.eigenvalues.iter().all(|&l| l > -1e-12));
     let pmds = a.compared.iter().find(|c| c.encoding.kind == EncodingKind::Pmds).unwrap();
     assert!(pmds.stress.raw_stress < 1e-12);
@@ -94,7 +94,7 @@ fn charts_draw_on_an_offscreen_canvas() {
     use plotters::prelude::*;
     let lines: Vec<String> = (0..40).map(|k| format!("x{} y{} z{} w{}", k % 3, k % 5, k % 4, k % 7)).collect();
     let r =
-        analyze(&Corpus::from_sequences(lines), &AnalysisParams::default(), None, &mut |_| true).unwrap().report(true);
+        analyze(&Corpus::from_sequences(lines), &AnalysisParams::default(), &[], &mut |_| true).unwrap().report(true);
     let doc = web_sys::window().unwrap().document().unwrap();
     let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().unchecked_into();
     canvas.set_width(400);

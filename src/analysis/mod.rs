@@ -156,9 +156,23 @@ impl Progress {
     }
 }
 
+/// Learned position tables, each with its name (a tensor's or a file's).
+pub type LearnedTables = [(String, crate::tables::Table)];
+
+/// The report key of learned table k of `count`: `learned` alone, else `learned:<name>`.
+pub fn learned_key(name: &str, count: usize) -> String {
+    if count == 1 {
+        "learned".into()
+    } else {
+        format!("learned:{name}")
+    }
+}
+
 /// One compared encoding with its stress.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compared {
+    /// Its key in reports, tables and charts (`sinusoidal`, `learned`, `learned:wpe.weight`).
+    pub name: String,
     /// The configuration.
     pub encoding: Encoding,
     /// Its distances δ.
@@ -206,11 +220,11 @@ fn reporter(progress: &mut dyn FnMut(Progress) -> bool) -> impl FnMut(Stage, f64
     move |stage, fraction| if progress(Progress { stage, fraction }) { Ok(()) } else { Err(PosgeoError::Cancelled) }
 }
 
-/// Runs the whole pipeline. `learned` is an optional position table (rows ≥ n).
+/// Runs the whole pipeline. `learned` are position tables to compare (rows ≥ n each).
 pub fn analyze(
     corpus: &Corpus,
     params: &AnalysisParams,
-    learned: Option<&[Vec<f64>]>,
+    learned: &LearnedTables,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Analysis> {
     params.validate()?;
@@ -276,7 +290,7 @@ fn compare(
     spectrum: &Spectrum,
     (effective_rank, energy_rank): (usize, usize),
     params: &AnalysisParams,
-    learned: Option<&[Vec<f64>]>,
+    learned: &LearnedTables,
     kept: Option<(&[Compared], &encodings::EncodingParams)>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
@@ -285,39 +299,44 @@ fn compare(
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
     let target = stress::Target::new(distances)?;
     let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
-    let mut kinds: Vec<EncodingKind> = EncodingKind::BUILT_IN.to_vec();
-    if learned.is_some() {
-        kinds.push(EncodingKind::Learned);
-    }
-    let mut compared = Vec::with_capacity(kinds.len());
+    let total = EncodingKind::BUILT_IN.len() + learned.len();
+    let mut compared = Vec::with_capacity(total);
     let mut cancelled = false;
-    for (k, &kind) in kinds.iter().enumerate() {
-        report(Stage::Encodings, k as f64 / kinds.len() as f64)?;
+    for (k, &kind) in EncodingKind::BUILT_IN.iter().enumerate() {
+        report(Stage::Encodings, k as f64 / total as f64)?;
         // An encoding whose own parameters did not change is the same configuration.
         let unchanged = kept.and_then(|(cs, old)| {
-            let same = kind.same_config(old, &params.encodings) && kind != EncodingKind::Learned;
+            let same = kind.same_config(old, &params.encodings);
             cs.iter().find(|c| c.encoding.kind == kind).filter(|_| same)
         });
         if let Some(c) = unchanged {
             compared.push(c.clone());
             continue;
         }
-        let encoding = match (kind, learned) {
-            (EncodingKind::Learned, Some(table)) => encodings::learned(n, table)?,
-            _ => {
-                let step = |f: f64| (k as f64 + f) / kinds.len() as f64;
-                let mut inner = |f: f64| cancelled |= report(Stage::Encodings, step(f)).is_err();
-                encodings::build(kind, n, &params.encodings, geometry, &mut inner)?
-            }
-        };
-        let delta = encoding.distances();
+        let step = |f: f64| (k as f64 + f) / total as f64;
+        let mut inner = |f: f64| cancelled |= report(Stage::Encodings, step(f)).is_err();
+        let encoding = encodings::build(kind, n, &params.encodings, geometry, &mut inner)?;
         if cancelled {
             return Err(PosgeoError::Cancelled);
         }
-        let stress = stress::stress_against(&delta, &target);
-        compared.push(Compared { encoding, delta, stress });
+        compared.push(measured(kind.name().to_string(), encoding, &target));
+    }
+    for (name, table) in learned {
+        report(Stage::Encodings, compared.len() as f64 / total as f64)?;
+        let encoding = encodings::learned(n, table).map_err(|e| match e {
+            PosgeoError::BadMatrix(m) if learned.len() > 1 => PosgeoError::BadMatrix(format!("{name}: {m}")),
+            other => other,
+        })?;
+        compared.push(measured(learned_key(name, learned.len()), encoding, &target));
     }
     Ok(compared)
+}
+
+/// An encoding's distances and stress.
+fn measured(name: String, encoding: Encoding, target: &stress::Target) -> Compared {
+    let delta = encoding.distances();
+    let stress = stress::stress_against(&delta, target);
+    Compared { name, encoding, delta, stress }
 }
 
 impl AnalysisParams {
@@ -339,7 +358,7 @@ impl Analysis {
     pub fn reencode(
         &self,
         params: &AnalysisParams,
-        learned: Option<&[Vec<f64>]>,
+        learned: &LearnedTables,
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<Analysis> {
         params.validate()?;

@@ -10,18 +10,18 @@ fn reencoding_equals_a_full_run() {
         Corpus::from_sequences(generate(&SynthParams { sequences: 300, positions: 24, ..Default::default() }).unwrap());
     let mut p = AnalysisParams::default();
     p.encodings.d = 12;
-    let first = analyze(&corpus, &p, None, &mut |_| true).unwrap();
+    let first = analyze(&corpus, &p, &[], &mut |_| true).unwrap();
     p.encodings.slope = 0.125;
     p.encodings.base = 77.0;
     p.encodings.rank = Some(2);
     p.encodings.seed = 5;
     let table: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, (i as f64).sqrt()]).collect();
-    let live = first.reencode(&p, Some(&table), &mut |_| true).unwrap().report(true);
-    let full = analyze(&corpus, &p, Some(&table), &mut |_| true).unwrap().report(true);
+    let live = first.reencode(&p, &[("t".to_string(), table.clone())], &mut |_| true).unwrap().report(true);
+    let full = analyze(&corpus, &p, &[("t".to_string(), table.clone())], &mut |_| true).unwrap().report(true);
     assert_eq!(live, full);
     assert_ne!(live.encodings["alibi"], first.report(false).encodings["alibi"]);
     p.max_len = 10;
-    assert!(first.reencode(&p, None, &mut |_| true).is_err(), "a geometry option needs a full run");
+    assert!(first.reencode(&p, &[], &mut |_| true).is_err(), "a geometry option needs a full run");
 }
 
 /// Each encoding-only option alone: the live update (which reuses every encoding the
@@ -35,7 +35,7 @@ fn each_encoding_option_alone_reencodes_like_a_full_run() {
         encodings: crate::encodings::EncodingParams { d: 6, ..Default::default() },
         ..Default::default()
     };
-    let first = analyze(&corpus, &base, None, &mut |_| true).unwrap();
+    let first = analyze(&corpus, &base, &[], &mut |_| true).unwrap();
     let values = [
         ("d", "9"),
         ("base", "50"),
@@ -51,8 +51,8 @@ fn each_encoding_option_alone_reencodes_like_a_full_run() {
     for (name, value) in values {
         let mut p = base.clone();
         ANALYSIS.iter().find(|o| o.name == name).unwrap().apply(&mut p, value).unwrap();
-        let updated = first.reencode(&p, None, &mut |_| true).unwrap().report(false);
-        let full = analyze(&corpus, &p, None, &mut |_| true).unwrap().report(false);
+        let updated = first.reencode(&p, &[], &mut |_| true).unwrap().report(false);
+        let full = analyze(&corpus, &p, &[], &mut |_| true).unwrap().report(false);
         assert_eq!(updated, full, "{name} = {value}");
     }
 }

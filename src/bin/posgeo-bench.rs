@@ -28,19 +28,27 @@ mod bench {
         (v, t.elapsed().as_secs_f64())
     }
 
-    pub fn main() {
-        let args: Vec<String> = std::env::args().collect();
-        let path = args.get(1).expect("usage: posgeo-bench CORPUS [--tokenizer NAME | --tokenizer-file FILE] [--repeat N] [--eigen]");
-        let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
-        let tokenizer = TokenizerKind::parse(&flag("--tokenizer").unwrap_or("whitespace".into())).expect("tokenizer");
-        let repeat: usize = flag("--repeat").and_then(|r| r.parse().ok()).unwrap_or(3);
-        let max_len: usize = flag("--max-len").and_then(|r| r.parse().ok()).unwrap_or(512);
-        let mut params = AnalysisParams { tokenizer, max_len, ..Default::default() };
-        if let Some(file) = flag("--tokenizer-file") {
+    /// `--tokenizer-file FILE`: a model's tokenizer.json.
+    fn with_model(mut params: AnalysisParams, file: Option<String>) -> AnalysisParams {
+        if let Some(file) = file {
             let bytes = std::fs::read(&file).expect("read tokenizer");
             params.tokenizer = TokenizerKind::Model;
             params.model = Some(posgeo::corpus::model::ModelTokenizer::from_bytes(&file, &bytes).expect("tokenizer"));
         }
+        params
+    }
+
+    pub fn main() {
+        let args: Vec<String> = std::env::args().collect();
+        let path = args
+            .get(1)
+            .expect("usage: posgeo-bench CORPUS [--tokenizer NAME | --tokenizer-file FILE] [--repeat N] [--eigen]");
+        let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+        let tokenizer = TokenizerKind::parse(&flag("--tokenizer").unwrap_or("whitespace".into())).expect("tokenizer");
+        let repeat: usize = flag("--repeat").and_then(|r| r.parse().ok()).unwrap_or(3);
+        let max_len: usize = flag("--max-len").and_then(|r| r.parse().ok()).unwrap_or(512);
+        let mut params =
+            with_model(AnalysisParams { tokenizer, max_len, ..Default::default() }, flag("--tokenizer-file"));
         if let Some(it) = flag("--smacof-iter").and_then(|r| r.parse().ok()) {
             params.encodings.smacof_max_iter = it;
         }

@@ -11,7 +11,7 @@ pub(crate) fn report() -> Report {
         encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
         ..Default::default()
     };
-    analyze(&Corpus::from_sequences(lines), &p, None, &mut |_| true).unwrap().report(true)
+    analyze(&Corpus::from_sequences(lines), &p, &[], &mut |_| true).unwrap().report(true)
 }
 
 fn svg(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult) -> (String, Frame) {

@@ -62,6 +62,19 @@ pub fn format_of(head: &[u8], total_len: usize) -> TableFormat {
     }
 }
 
+/// The tables of one file: each tensor named in `tensors` (safetensors, .npz), named after
+/// it; with none, the one [`read_table`] picks, named after the file. Messages name the file.
+pub fn read_named(bytes: &[u8], file: &str, tensors: &[String]) -> Result<Vec<(String, Table)>> {
+    let named = |e: PosgeoError| match e {
+        PosgeoError::BadMatrix(m) => PosgeoError::BadMatrix(format!("{file}: {m}")),
+        other => other,
+    };
+    if tensors.is_empty() {
+        return Ok(vec![(file.to_string(), read_table(bytes, None).map_err(named)?)]);
+    }
+    tensors.iter().map(|t| Ok((t.clone(), read_table(bytes, Some(t)).map_err(named)?))).collect()
+}
+
 /// Reads a table from bytes (format recognised from the content); `tensor` names the
 /// safetensors tensor to use.
 pub fn read_table(bytes: &[u8], tensor: Option<&str>) -> Result<Table> {

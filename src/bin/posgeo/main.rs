@@ -110,14 +110,16 @@ mod cli {
         #[arg(long, value_parser = ["paper"])]
         preset: Option<String>,
         /// A learned position table to compare: text/CSV of numbers (one row per position), a
-        /// NumPy .npy or .npz file, or a .safetensors checkpoint.
+        /// NumPy .npy or .npz file, or a .safetensors checkpoint (gzip too). Repeat it to compare
+        /// several tables: each is its own row, `learned:<name>` (one table stays `learned`).
         #[arg(long)]
-        learned: Option<String>,
+        learned: Vec<String>,
         /// The tensor (safetensors) or array (.npz) to use with --learned (default: the only
         /// floating-point 2-D one, or the one named like a position table, e.g.
         /// `embeddings.position_embeddings.weight` or `wpe.weight`; integer buffers never).
+        /// Repeat it to take several tensors of one checkpoint, or give one per --learned.
         #[arg(long, requires = "learned")]
-        tensor: Option<String>,
+        tensor: Vec<String>,
         /// Print one JSON object instead of tables.
         #[arg(long)]
         json: bool,
@@ -180,10 +182,25 @@ mod cli {
         kind.input_format(a.column.clone(), !a.no_header, &a.field)
     }
 
-    /// A numeric table: one row per line, numbers separated by commas, tabs or spaces.
-    fn read_table(path: &str, tensor: Option<&str>) -> Result<Vec<Vec<f64>>, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        posgeo::tables::read_table(&bytes, tensor).map_err(|e| format!("{path}: {e}"))
+    /// The tables of `--learned` and `--tensor`: every tensor of one file, or one tensor per
+    /// file, or each file's own pick.
+    fn read_tables(files: &[String], tensors: &[String]) -> Result<Vec<(String, posgeo::tables::Table)>, String> {
+        let per_file: Vec<&[String]> = match (files.len(), tensors.len()) {
+            (_, 0) => vec![&[]; files.len()],
+            (1, _) => vec![tensors],
+            (f, t) if f == t => tensors.chunks(1).collect(),
+            (f, t) => {
+                return Err(format!("{t} --tensor for {f} --learned: give one per file, or several for a single file"))
+            }
+        };
+        let mut out = Vec::new();
+        for (path, wanted) in files.iter().zip(per_file) {
+            let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let name =
+                std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+            out.extend(posgeo::tables::read_named(&bytes, &name, wanted).map_err(|e| e.to_string())?);
+        }
+        Ok(out)
     }
 
     /// `--tokenizer-file`: loads the tokenizer and selects it.
@@ -212,8 +229,8 @@ mod cli {
     fn with_preset(
         a: &AnalyzeArgs,
         mut params: AnalysisParams,
-    ) -> Result<(AnalysisParams, Option<posgeo::tables::Table>), String> {
-        let learned = a.learned.as_deref().map(|p| read_table(p, a.tensor.as_deref())).transpose()?;
+    ) -> Result<(AnalysisParams, Vec<(String, posgeo::tables::Table)>), String> {
+        let learned = read_tables(&a.learned, &a.tensor)?;
         if a.preset.as_deref() != Some("paper") {
             return Ok((with_model_tokenizer(params, a.tokenizer_file.as_deref())?, learned));
         }
@@ -226,11 +243,11 @@ mod cli {
                 AnalysisParams { model: Some(model), ..params }
             }
         };
-        let learned = match learned {
-            Some(t) => t,
-            None => posgeo::tables::read_table(MINILM_TABLE, None).map_err(|e| e.to_string())?,
-        };
-        Ok((params, Some(learned)))
+        if !learned.is_empty() {
+            return Ok((params, learned));
+        }
+        let name = format!("{} position_embeddings", posgeo::preset::MODEL_NAME);
+        Ok((params, vec![(name, posgeo::tables::read_table(MINILM_TABLE, None).map_err(|e| e.to_string())?)]))
     }
 
     fn run_analyze(a: AnalyzeArgs) -> Result<(), String> {
@@ -245,7 +262,7 @@ mod cli {
                 .map_err(|e| e.to_string())?
                 .progress_chars("=> "),
         );
-        let analysis = analyze(&corpus, &params, learned.as_deref(), &mut |p| {
+        let analysis = analyze(&corpus, &params, &learned, &mut |p| {
             bar.set_message(p.stage.label());
             bar.set_position((p.overall() * 100.0) as u64);
             true

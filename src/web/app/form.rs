@@ -73,8 +73,8 @@ pub struct Form {
     pub paste: String,
     /// The file controls.
     pub file: FileOptions,
-    /// The learned table's tensor picker.
-    pub learned_tensor: String,
+    /// The learned table's tensor picker: the tensors chosen (several: several tables).
+    pub learned_tensors: Vec<String>,
 }
 
 /// Reads one table's controls into `target`; the first bad value is the error, in the

@@ -15,7 +15,7 @@ fn learned_table(m: &Model, form: &Form) -> Option<LearnedTable> {
     match &m.learned_file {
         FileSlot::Loaded(name) => Some(LearnedTable {
             name: name.clone(),
-            tensor: Some(form.learned_tensor.clone()).filter(|t| !t.is_empty()),
+            tensors: form.learned_tensors.iter().filter(|t| !t.is_empty()).cloned().collect(),
         }),
         _ => None,
     }
@@ -232,7 +232,7 @@ pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     if form.source == SourceKind::Synthetic {
         form.source = SourceKind::Genesis;
     }
-    form.learned_tensor.clear();
+    form.learned_tensors.clear();
     let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
     fx.extend(use_shipped(m, Slot::Tokenizer));
     fx.extend(use_shipped(m, Slot::Learned));

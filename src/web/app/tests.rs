@@ -187,7 +187,7 @@ fn a_learned_table_being_read_holds_the_run_and_then_goes_along() {
     update(&mut m, Msg::WorkerReady);
     update(&mut m, Msg::FileChosen { slot: Slot::Learned, name: "m.safetensors".into(), size: 1e3 });
     let mut f = form();
-    f.learned_tensor = "wpe.weight".into();
+    f.learned_tensors = vec!["wpe.weight".into()];
     assert_eq!(posted(&update(&mut m, Msg::Run { form: f, at: 0.0 })), None);
     let fx = update(
         &mut m,
@@ -195,7 +195,7 @@ fn a_learned_table_being_read_holds_the_run_and_then_goes_along() {
     );
     let job = posted(&fx).unwrap();
     assert!(job.learned);
-    assert_eq!(job.request.learned.as_ref().and_then(|l| l.tensor.as_deref()), Some("wpe.weight"));
+    assert_eq!(job.request.learned.as_ref().map(|l| l.tensors.clone()), Some(vec!["wpe.weight".to_string()]));
     update(&mut m, Msg::Cleared(Slot::Learned));
     let fx = update(&mut m, Msg::Run { form: form(), at: 1.0 });
     assert!(fx.contains(&Effect::RestartWorker), "supersedes the run still going");

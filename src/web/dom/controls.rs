@@ -122,6 +122,12 @@ fn set_text_of(e: &Element, v: &str) {
     }
 }
 
+/// The values of a (multiple) select's chosen options.
+fn selected(select: &HtmlSelectElement) -> Vec<String> {
+    let options = select.selected_options();
+    (0..options.length()).filter_map(|k| options.item(k)).filter_map(|o| o.get_attribute("value")).collect()
+}
+
 /// The form as it stands.
 pub fn read_form() -> Form {
     runtime::with(|rt| {
@@ -137,7 +143,7 @@ pub fn read_form() -> Form {
                 field: els.file_field.value(),
                 lossy: els.file_lossy.checked(),
             },
-            learned_tensor: els.learned_tensor.value(),
+            learned_tensors: selected(&els.learned_tensor),
         }
     })
     .unwrap_or_default()

@@ -76,8 +76,10 @@ pub struct Request {
 pub struct LearnedTable {
     /// File name, for messages.
     pub name: String,
-    /// The safetensors tensor to use (`None`: found as [`crate::tables::read_table`] says).
-    pub tensor: Option<String>,
+    /// The tensors to use, each its own table (`learned:<tensor>` when several; empty: the
+    /// one [`crate::tables::read_table`] picks).
+    #[serde(default)]
+    pub tensors: Vec<String>,
 }
 
 /// Worker → page.
@@ -268,7 +270,7 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
 /// request with [`Request::reuse_geometry`] only computes the encodings again.
 #[derive(Default)]
 pub struct Session {
-    kept: Option<(Analysis, Option<Table>)>,
+    kept: Option<(Analysis, Vec<(String, Table)>)>,
 }
 
 /// Progress messages for run `id`, one per stage change or per 2 %.
@@ -290,7 +292,7 @@ impl Session {
             let Some((kept, table)) = self.kept.take() else {
                 return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
             };
-            let learned = table.as_deref().filter(|_| req.learned.is_some());
+            let learned = if req.learned.is_some() { &table[..] } else { &[] };
             let result = kept.reencode(&req.params, learned, &mut throttled(req.id, post));
             let (analysis, payload) = match result {
                 Ok(live) => {
@@ -311,24 +313,22 @@ impl Session {
 }
 
 /// Reads the corpus and the learned table, then the whole pipeline.
-fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<(Analysis, Option<Table>)> {
+fn full_run(
+    req: &Request,
+    files: Files<'_>,
+    post: &mut dyn FnMut(Response),
+) -> Result<(Analysis, Vec<(String, Table)>)> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let corpus = corpus_of(&req.source, files.corpus)?;
     let mut params = req.params.clone();
     if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
         params.model = Some(ModelTokenizer::from_bytes(name, files.tokenizer)?);
     }
-    let table = req
-        .learned
-        .as_ref()
-        .map(|t| {
-            // Name the file inside the message ("learned encoding: t.csv: line 1: …").
-            crate::tables::read_table(files.learned, t.tensor.as_deref()).map_err(|e| match e {
-                PosgeoError::BadMatrix(m) => PosgeoError::BadMatrix(format!("{}: {m}", t.name)),
-                other => other,
-            })
-        })
-        .transpose()?;
+    // Messages name the file ("learned encoding: t.csv: line 1: …").
+    let table = match &req.learned {
+        Some(t) => crate::tables::read_named(files.learned, &t.name, &t.tensors)?,
+        None => Vec::new(),
+    };
     // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
     // the chars tokenizer): cheap next to tokenizing, and enough to size the job.
     let chars = req.params.tokenizer == TokenizerKind::Chars;
@@ -346,7 +346,7 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
         max_positions,
         memory_bytes: crate::limits::working_memory(max_positions, req.params.encodings.d),
     });
-    let analysis = analyze(&corpus, &params, table.as_deref(), &mut throttled(req.id, post))?;
+    let analysis = analyze(&corpus, &params, &table, &mut throttled(req.id, post))?;
     Ok((analysis, table))
 }
 
@@ -361,7 +361,7 @@ fn payload_of(analysis: &Analysis) -> Payload {
         let delta = c.delta.upper();
         let a = c.stress.scale;
         let pts = (0..pairs).step_by(step).map(|k| (target[k] as f32, (a * delta[k]) as f32)).collect();
-        shepard.insert(c.encoding.kind.name().to_string(), pts);
+        shepard.insert(c.name.clone(), pts);
     }
     let coordinates = analysis
         .compared
@@ -376,7 +376,7 @@ fn payload_of(analysis: &Analysis) -> Payload {
         encodings: analysis
             .compared
             .iter()
-            .map(|c| (c.encoding.kind.name().to_string(), block_means(&c.delta, side, c.stress.scale)))
+            .map(|c| (c.name.clone(), block_means(&c.delta, side, c.stress.scale)))
             .collect(),
     };
     Payload { report: analysis.report(true), shepard, coordinates, heat, examples: analysis.examples.clone() }

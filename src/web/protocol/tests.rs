@@ -10,7 +10,7 @@ fn messages_round_trip_as_json() {
             lossy: false,
         },
         params: AnalysisParams::default(),
-        learned: Some(LearnedTable { name: "model.safetensors".into(), tensor: Some("wpe.weight".into()) }),
+        learned: Some(LearnedTable { name: "model.safetensors".into(), tensors: vec!["wpe.weight".into()] }),
         reuse_geometry: true,
         tokenizer: None,
     };
@@ -44,7 +44,7 @@ fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
     })
     .unwrap();
     assert!(stages.contains(&Stage::Counting) && stages.contains(&Stage::Stress));
-    let direct = analyze(&Corpus::from_sequences(generate(&synth).unwrap()), &params, None, &mut |_| true).unwrap();
+    let direct = analyze(&Corpus::from_sequences(generate(&synth).unwrap()), &params, &[], &mut |_| true).unwrap();
     assert_eq!(payload.report, direct.report(true));
     assert_eq!(payload.shepard.len(), 8);
     let pts = &payload.shepard["pmds"];
@@ -95,7 +95,7 @@ fn bad_bytes_become_an_error_message() {
     let genesis = Request { source: Source::Genesis, ..req };
     assert!(run(&genesis, &[], &[], &mut |_| {}).is_ok());
     // A learned table that does not parse names its file.
-    let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
+    let learned = Some(LearnedTable { name: "t.csv".into(), tensors: vec![] });
     let err = run(&Request { learned, ..genesis }, &[], b"1 x\n", &mut |_| {}).unwrap_err();
     assert!(err.to_string().starts_with("learned encoding: t.csv: line 1"), "{err}");
 }
@@ -105,7 +105,7 @@ fn a_learned_table_is_compared_like_the_engine_does() {
     let params = AnalysisParams { max_len: 12, ..Default::default() };
     let table: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.3).sin(), (i as f64 * 0.7).cos(), 0.1]).collect();
     let text: String = table.iter().map(|r| format!("{}, {}, {}\n", r[0], r[1], r[2])).collect();
-    let learned = Some(LearnedTable { name: "t.csv".into(), tensor: None });
+    let learned = Some(LearnedTable { name: "t.csv".into(), tensors: vec![] });
     let req = Request {
         id: 2,
         source: Source::Genesis,
@@ -115,7 +115,8 @@ fn a_learned_table_is_compared_like_the_engine_does() {
         tokenizer: None,
     };
     let payload = run(&req, &[], text.as_bytes(), &mut |_| {}).unwrap();
-    let direct = analyze(&Corpus::from_text(GENESIS), &params, Some(&table), &mut |_| true).unwrap();
+    let direct =
+        analyze(&Corpus::from_text(GENESIS), &params, &[("t".to_string(), table.clone())], &mut |_| true).unwrap();
     assert_eq!(payload.report, direct.report(true));
     assert!(payload.report.encodings.contains_key("learned") && payload.shepard.contains_key("learned"));
 }
