@@ -31,6 +31,7 @@ pub mod monotonicity;
 pub mod options;
 pub mod points;
 pub mod preset;
+pub mod procrustes;
 pub mod report;
 pub mod stress;
 pub mod synth;

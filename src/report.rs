@@ -23,6 +23,9 @@ pub struct EncodingReport {
     pub dim: usize,
     /// Parameters to learn or store.
     pub parameters: u64,
+    /// Procrustes residual ρ against the PMDS coordinates ([`crate::procrustes`]).
+    #[serde(default)]
+    pub procrustes_residual: Option<f64>,
 }
 
 /// Stress of low-rank PMDS X_r for one r.
@@ -144,6 +147,7 @@ impl Analysis {
                     monotonicity_violation_rate: s.monotonicity_violation_rate,
                     dim: cmp.encoding.points.dim,
                     parameters: cmp.encoding.parameters,
+                    procrustes_residual: Some(cmp.procrustes.residual),
                 },
             );
         }
@@ -204,7 +208,7 @@ pub fn fmt_number(v: Option<f64>) -> String {
 }
 
 /// The columns of the stress table, in order (names as in the JSON report).
-pub const STRESS_COLUMNS: [&str; 8] = [
+pub const STRESS_COLUMNS: [&str; 9] = [
     "encoding",
     "dim",
     "parameters",
@@ -213,6 +217,7 @@ pub const STRESS_COLUMNS: [&str; 8] = [
     "scale",
     "spearman",
     "monotonicity_violation_rate",
+    "procrustes_residual",
 ];
 
 impl Report {
@@ -289,7 +294,7 @@ impl Report {
 
     /// One encoding's numeric cells, in [`STRESS_COLUMNS`] order after `encoding`, `dim`
     /// and `parameters` (`None` where undefined).
-    pub fn stress_cells(&self, name: &str) -> Option<[(&'static str, Option<f64>); 5]> {
+    pub fn stress_cells(&self, name: &str) -> Option<[(&'static str, Option<f64>); 6]> {
         let e = self.encodings.get(name)?;
         Some([
             ("raw_stress", Some(e.raw_stress)),
@@ -297,6 +302,7 @@ impl Report {
             ("scale", Some(e.scale)),
             ("spearman", e.spearman),
             ("monotonicity_violation_rate", e.monotonicity_violation_rate),
+            ("procrustes_residual", e.procrustes_residual),
         ])
     }
 
@@ -314,13 +320,13 @@ impl Report {
     /// The stress table as aligned text (the CLI's output).
     pub fn stress_text(&self) -> String {
         let mut s = format!(
-            "{:<11} {:>5} {:>11} {:>10} {:>10} {:>10} {:>9} {:>12}\n",
-            "encoding", "dim", "parameters", "raw σ", "scaled σ*", "scale a*", "spearman", "monotonicity"
+            "{:<11} {:>5} {:>11} {:>10} {:>10} {:>10} {:>9} {:>12} {:>10}\n",
+            "encoding", "dim", "parameters", "raw σ", "scaled σ*", "scale a*", "spearman", "monotonicity", "procrustes"
         );
         for name in &self.encoding_order {
             let Some(e) = self.encodings.get(name) else { continue };
             s.push_str(&format!(
-                "{:<11} {:>5} {:>11} {:>10.6} {:>10.6} {:>10.4} {:>9} {:>12}\n",
+                "{:<11} {:>5} {:>11} {:>10.6} {:>10.6} {:>10.4} {:>9} {:>12} {:>10}\n",
                 name,
                 e.dim,
                 e.parameters,
@@ -328,7 +334,8 @@ impl Report {
                 e.scaled_stress,
                 e.scale,
                 fmt_number(e.spearman),
-                fmt_number(e.monotonicity_violation_rate)
+                fmt_number(e.monotonicity_violation_rate),
+                fmt_number(e.procrustes_residual)
             ));
         }
         s

@@ -179,6 +179,8 @@ pub struct Compared {
     pub delta: DistanceMatrix,
     /// Its stress against D.
     pub stress: StressReport,
+    /// Its Procrustes alignment onto the PMDS coordinates ([`crate::procrustes`]).
+    pub procrustes: crate::procrustes::Alignment,
 }
 
 /// Every intermediate of one run.
@@ -299,6 +301,8 @@ fn compare(
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
     let target = stress::Target::new(distances)?;
     let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
+    let target_x = spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
+    let target = Targets { d: target, x: target_x };
     let total = EncodingKind::BUILT_IN.len() + learned.len();
     let mut compared = Vec::with_capacity(total);
     let mut cancelled = false;
@@ -310,7 +314,9 @@ fn compare(
             cs.iter().find(|c| c.encoding.kind == kind).filter(|_| same)
         });
         if let Some(c) = unchanged {
-            compared.push(c.clone());
+            // The same configuration; the PMDS target may have other dimensions (d changed).
+            let procrustes = crate::procrustes::align(&target.x, &c.encoding.points);
+            compared.push(Compared { procrustes, ..c.clone() });
             continue;
         }
         let step = |f: f64| (k as f64 + f) / total as f64;
@@ -332,11 +338,18 @@ fn compare(
     Ok(compared)
 }
 
-/// An encoding's distances and stress.
-fn measured(name: String, encoding: Encoding, target: &stress::Target) -> Compared {
+/// What every encoding is compared with: D, and the PMDS coordinates for Procrustes.
+struct Targets {
+    d: stress::Target,
+    x: crate::points::Points,
+}
+
+/// An encoding's distances, stress and Procrustes alignment.
+fn measured(name: String, encoding: Encoding, target: &Targets) -> Compared {
     let delta = encoding.distances();
-    let stress = stress::stress_against(&delta, target);
-    Compared { name, encoding, delta, stress }
+    let stress = stress::stress_against(&delta, &target.d);
+    let procrustes = crate::procrustes::align(&target.x, &encoding.points);
+    Compared { name, encoding, delta, stress, procrustes }
 }
 
 impl AnalysisParams {

@@ -5,25 +5,52 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// Positions in the first two PMDS coordinates, coloured and connected in sequence order.
-pub fn pmds_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, coords: &[Vec<f64>]) -> ChartResult {
+pub fn pmds_map<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    coords: &[Vec<f64>],
+    overlay: Option<Overlay<'_>>,
+) -> ChartResult {
     area.fill(&WHITE).map_err(err)?;
     let pt = |c: &Vec<f64>| (c.first().copied().unwrap_or(0.0), c.get(1).copied().unwrap_or(0.0));
     let pts: Vec<(f64, f64)> = coords.iter().map(pt).collect();
-    let ((x0, x1), (y0, y1)) = (span(pts.iter().map(|p| p.0)), span(pts.iter().map(|p| p.1)));
+    let over: Vec<(f64, f64)> =
+        overlay.map(|o| o.points.iter().map(|&(x, y)| (f64::from(x), f64::from(y))).collect()).unwrap_or_default();
+    let all = || pts.iter().chain(&over);
+    let ((x0, x1), (y0, y1)) = (span(all().map(|p| p.0)), span(all().map(|p| p.1)));
+    let caption = match overlay {
+        Some(o) => format!("PMDS map (dots) and {} aligned by Procrustes (rings)", o.name),
+        None => "PMDS map: positions in MDS coordinates 1–2 (colour = position)".into(),
+    };
     let mut chart = ChartBuilder::on(area)
         .margin(STYLE.margin)
         .x_label_area_size(STYLE.x_labels)
         .y_label_area_size(STYLE.y_labels)
-        .caption("PMDS map: positions in MDS coordinates 1–2 (colour = position)", (STYLE.font, STYLE.caption))
+        .caption(caption, (STYLE.font, STYLE.caption))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(err)?;
     chart.configure_mesh().x_desc("x₁").y_desc("x₂").draw().map_err(err)?;
     chart.draw_series(LineSeries::new(pts.clone(), BLACK.mix(0.25))).map_err(err)?;
     let n = pts.len().max(2) as f64 - 1.0;
+    // Each position's displacement, then the aligned encoding's positions as rings.
+    chart
+        .draw_series(pts.iter().zip(&over).map(|(&a, &b)| PathElement::new(vec![a, b], RED.mix(0.35))))
+        .map_err(err)?;
     chart
         .draw_series(pts.iter().enumerate().map(|(i, &p)| Circle::new(p, 4, viridis(i as f64 / n).filled())))
         .map_err(err)?;
+    chart
+        .draw_series(over.iter().enumerate().map(|(i, &p)| Circle::new(p, 4, viridis(i as f64 / n).stroke_width(2))))
+        .map_err(err)?;
     Ok(frame(&chart, (x0, x1), (y0, y1), false))
+}
+
+/// An encoding's positions after Procrustes alignment onto the PMDS coordinates (1–2).
+#[derive(Debug, Clone, Copy)]
+pub struct Overlay<'a> {
+    /// The encoding.
+    pub name: &'a str,
+    /// Its aligned positions.
+    pub points: &'a [(f32, f32)],
 }
 
 /// Viewing angles of the 3-D PMDS map, in radians (plotters' projection: yaw turns about

@@ -11,7 +11,7 @@ mod map;
 mod matrix;
 
 pub use bars::{monotonicity, stress_bars, support};
-pub use map::{pmds_map, pmds_map_3d, shepard, View3d};
+pub use map::{pmds_map, pmds_map_3d, shepard, Overlay, View3d};
 pub use matrix::{geometry_pair, heatmap, rank_curve, spectrum};
 
 /// Result of a chart function.

@@ -35,7 +35,7 @@ fn every_chart_draws_to_svg_with_its_data() {
     assert!(s.matches("<rect").count() >= 100, "10×10 cells");
     let (s, _) = svg(|a| spectrum(a, &r));
     assert!(s.contains(&format!("r_τ = {}", r.effective_rank)));
-    let (s, _) = svg(|a| pmds_map(a, &r.pmds_coordinates));
+    let (s, _) = svg(|a| pmds_map(a, &r.pmds_coordinates, None));
     assert!(s.matches("<circle").count() >= r.n);
     let (s, _) = svg(|a| pmds_map_3d(a, &r.pmds_coordinates, View3d::default()).map(|_| Frame::default()));
     assert!(s.matches("<circle").count() >= r.n);

@@ -315,7 +315,7 @@ test('exports download and the URL carries the state', async () => {
   assert.deepEqual(report.eigenvalues.length, want.eigenvalues.length);
   assert.ok(Array.isArray(report.fisher_rao) && report.fisher_rao.length === want.n);
   const csv = await grab('#export-table');
-  assert.equal(csv.split('\n')[0], 'encoding,dim,parameters,raw_stress,scaled_stress,scale,spearman,monotonicity_violation_rate');
+  assert.equal(csv.split('\n')[0], 'encoding,dim,parameters,raw_stress,scaled_stress,scale,spearman,monotonicity_violation_rate,procrustes_residual');
   assert.equal((await grab('#export-matrix')).trim().split('\n').length, want.n);
   assert.equal((await grab('#export-coords')).trim().split('\n').length, want.n);
   const svg = await grab('#results button[data-chart="heatmap"][data-kind="svg"]');
@@ -325,6 +325,7 @@ test('exports download and the URL carries the state', async () => {
   const link = await page.$eval('#share-link', (a) => a.getAttribute('href'));
   assert.ok(link.includes('corpus=genesis') && link.includes('d=48') && link.includes('metric=fisher_rao'));
   // Hover read-out on the heatmap names i, j and D_ij, and the position's tokens.
+  await page.locator('#chart-heatmap').scrollIntoViewIfNeeded();
   const box = await page.$eval('#chart-heatmap', (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
   await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * 0.5);
   assert.match(await page.$eval('#readout-heatmap', (e) => e.textContent), /i = \d+, j = \d+, D_ij = /);

@@ -66,6 +66,12 @@ test("the paper's setting in one click equals --preset paper; the mode switch fl
   const shown = await table(page);
   assert.ok('learned' in shown, 'the shipped position table is compared');
   assertSameNumbers(shown, pad);
+  // The learned table's Procrustes residual is in the table (equal to the CLI's above), and
+  // the map overlays its aligned positions when picked.
+  assert.ok(shown.learned.procrustes_residual > 0 && shown.learned.procrustes_residual < 1);
+  const plain = await page.$eval('#chart-map', (c) => c.toDataURL());
+  await page.selectOption('#map-overlay', 'learned');
+  await page.waitForFunction((p) => document.querySelector('#chart-map').toDataURL() !== p, plain);
   await page.screenshot({ path: path.join(ROOT, 'test-artifacts', 'paper-setting.png'), fullPage: false });
   // Flip to condition: the CLI with the same shipped files in condition mode.
   assert.equal(await runAfter(page, () => page.click('#flip-mode')), 'done');

@@ -175,6 +175,28 @@ def smacof(x, target, max_iter=500, tol=1e-9):
     return x
 
 
+def procrustes(x, y):
+    """Orthogonal Procrustes with scale of y onto x: 1 - (nuclear norm of Yc^T Xc)^2 / (|Yc|^2 |Xc|^2),
+    the nuclear norm from the eigenvalues (Jacobi) of the smaller of M^T M and M M^T."""
+    def centre(p):
+        m = [sum(r[k] for r in p) / len(p) for k in range(len(p[0]))]
+        return [[r[k] - m[k] for k in range(len(m))] for r in p]
+    xc, yc = centre(x), centre(y)
+    sx = sum(v * v for r in xc for v in r)
+    sy = sum(v * v for r in yc for v in r)
+    if sx <= 0 or sy <= 0:
+        return 1.0
+    q, k = len(yc[0]), len(xc[0])
+    m = [[sum(yc[i][a] * xc[i][b] for i in range(len(xc))) for b in range(k)] for a in range(q)]
+    if q < k:  # the smaller Gram matrix (the larger one of a rank-deficient M adds round-off)
+        gram = [[sum(m[a][c] * m[b][c] for c in range(k)) for b in range(q)] for a in range(q)]
+    else:
+        gram = [[sum(m[a][b] * m[a][c] for a in range(q)) for c in range(k)] for b in range(k)]
+    vals, _ = jacobi_eigen(gram)
+    nuclear = sum(math.sqrt(max(l, 0.0)) for l in vals)
+    return min(1.0, max(0.0, 1.0 - nuclear * nuclear / (sy * sx)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
@@ -236,10 +258,12 @@ def main():
         "hellinger": D,
         "encodings": {},
     }
+    target = coords(min(pmds_dim, 16))
     for name, (pts, dim, params) in enc.items():
         e = stress(dist(pts), D)
         e["dim"] = dim
         e["parameters"] = params
+        e["procrustes_residual"] = procrustes(target, pts)
         out["encodings"][name] = e
     print(json.dumps(out))
 

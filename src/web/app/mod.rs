@@ -122,6 +122,8 @@ pub struct View {
     pub demo: theorem::Demo,
     /// The lecture view's step (1-based), when it is open.
     pub lecture: Option<usize>,
+    /// The encoding overlaid on the PMDS map after Procrustes alignment (None: no overlay).
+    pub overlay: Option<String>,
 }
 
 /// The page's state.
@@ -196,6 +198,8 @@ pub enum Msg {
     Sort(Column),
     /// The Shepard picker changed.
     ShepardPicked(String),
+    /// The map's overlay picker changed ("" for none).
+    OverlayPicked(String),
     /// The map's switch or sliders moved.
     MapMoved(MapView),
     /// The map's switch or sliders were let go.
@@ -302,6 +306,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::ShepardPicked(name) => {
             m.view.shepard = Some(name);
             vec![Effect::Draw(ChartKind::Shepard), Effect::Draw(ChartKind::Geometry), Effect::WriteUrl(m.link())]
+        }
+        Msg::OverlayPicked(name) => {
+            m.view.overlay = Some(name).filter(|n| !n.is_empty());
+            vec![Effect::Draw(ChartKind::Map)]
         }
         Msg::MapMoved(view) => {
             m.view.map = view;

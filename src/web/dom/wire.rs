@@ -41,6 +41,8 @@ pub fn wire() {
     on(target(&els.file_format), "change", |_: Event| refill_columns());
     let select = els.shepard_select.clone();
     on(target(&els.shepard_select), "change", move |_: Event| dispatch(Msg::ShepardPicked(select.value())));
+    let overlay = els.map_overlay.clone();
+    on(target(&els.map_overlay), "change", move |_: Event| dispatch(Msg::OverlayPicked(overlay.value())));
     for (column, th) in &els.sort_heads {
         let column = *column;
         on(target(th), "click", move |_: Event| dispatch(Msg::Sort(column)));

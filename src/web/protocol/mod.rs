@@ -139,6 +139,10 @@ pub struct Payload {
     /// The first sequences as tokens ([`Analysis::examples`]).
     #[serde(default)]
     pub examples: Vec<Vec<String>>,
+    /// Per encoding, its positions after Procrustes alignment onto the PMDS coordinates
+    /// (coordinates 1–2, the map's), for the map's overlay.
+    #[serde(default)]
+    pub overlay: BTreeMap<String, Vec<(f32, f32)>>,
 }
 
 /// Block means of D and of each encoding's a*·δ on a `side` × `side` grid (row-major),
@@ -379,7 +383,16 @@ fn payload_of(analysis: &Analysis) -> Payload {
             .map(|c| (c.name.clone(), block_means(&c.delta, side, c.stress.scale)))
             .collect(),
     };
-    Payload { report: analysis.report(true), shepard, coordinates, heat, examples: analysis.examples.clone() }
+    let overlay = analysis
+        .compared
+        .iter()
+        .map(|c| {
+            let a = &c.procrustes.aligned;
+            let at = |i: usize, k: usize| if k < a.dim { a.row(i)[k] as f32 } else { 0.0 };
+            (c.name.clone(), (0..a.n).map(|i| (at(i, 0), at(i, 1))).collect())
+        })
+        .collect();
+    Payload { report: analysis.report(true), shepard, coordinates, heat, examples: analysis.examples.clone(), overlay }
 }
 
 #[cfg(test)]

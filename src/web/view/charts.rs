@@ -143,7 +143,13 @@ pub fn draw_on<DB: DrawingBackend>(
             let frame = Frame { px: (0, w), py: (0, h), x: (0.0, f64::from(w)), y: (f64::from(h), 0.0), log_y: false };
             return Ok(Drawn { frame, pixels });
         }
-        ChartKind::Map => charts::pmds_map(root, &r.pmds_coordinates)?,
+        ChartKind::Map => {
+            let overlay = view
+                .overlay
+                .as_deref()
+                .and_then(|name| p.overlay.get(name).map(|points| charts::Overlay { name, points: points.as_slice() }));
+            charts::pmds_map(root, &r.pmds_coordinates, overlay)?
+        }
         ChartKind::Shepard => {
             let name = view.shepard_for(p);
             charts::shepard(root, name, p.shepard.get(name).map(Vec::as_slice).unwrap_or(&[]))?

@@ -22,11 +22,13 @@ pub enum Column {
     Spearman,
     /// Monotonicity violation rate.
     Monotonicity,
+    /// Procrustes residual against PMDS.
+    Procrustes,
 }
 
 impl Column {
     /// Every column, in table order.
-    pub const ALL: [Column; 8] = [
+    pub const ALL: [Column; 9] = [
         Column::Name,
         Column::Dim,
         Column::Parameters,
@@ -35,6 +37,7 @@ impl Column {
         Column::Scale,
         Column::Spearman,
         Column::Monotonicity,
+        Column::Procrustes,
     ];
 
     /// The `data-sort` key of its header (the report's field name; `name` for the encoding).
@@ -48,6 +51,7 @@ impl Column {
             Column::Scale => "scale",
             Column::Spearman => "spearman",
             Column::Monotonicity => "monotonicity_violation_rate",
+            Column::Procrustes => "procrustes_residual",
         }
     }
 
@@ -104,6 +108,7 @@ fn value(r: &Report, name: &str, c: Column) -> f64 {
         Column::Scale => e.scale,
         Column::Spearman => e.spearman.unwrap_or(f64::NEG_INFINITY),
         Column::Monotonicity => e.monotonicity_violation_rate.unwrap_or(f64::NEG_INFINITY),
+        Column::Procrustes => e.procrustes_residual.unwrap_or(f64::NEG_INFINITY),
     }
 }
 

@@ -32,6 +32,16 @@ pub fn results(id: u32) {
         }
     }
     sel.set_value(view.shepard_for(&p));
+    let over = &els.map_overlay;
+    over.set_text_content(None);
+    for (value, label) in std::iter::once(("", "none")).chain(r.encoding_order.iter().map(|n| (n.as_str(), n.as_str())))
+    {
+        if let Some(o) = make("option", label) {
+            o.set_attribute("value", value).ok();
+            over.append_child(&o).ok();
+        }
+    }
+    over.set_value(view.overlay.as_deref().filter(|n| r.encodings.contains_key(*n)).unwrap_or(""));
     table();
     super::lecture::render();
     draw_from(0, id);
