@@ -7,10 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { serve, launch, settle, table } from './harness.mjs';
+import { serve, launch, settle, table, cli, assertSameNumbers, BIN } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = process.env.POSGEO_BIN || path.join(ROOT, 'target/debug/posgeo');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 let server, url, browser;
 const foreign = [];
@@ -28,21 +27,6 @@ async function open(query = '') {
   await page.goto(url + query);
   assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
   return page;
-}
-
-function cli(args, input) {
-  return JSON.parse(execFileSync(BIN, ['analyze', '--json', ...args], { input, maxBuffer: 1 << 28 }));
-}
-
-function assertSameNumbers(shown, report) {
-  assert.deepEqual(Object.keys(shown).sort(), Object.keys(report.encodings).sort());
-  for (const [name, cells] of Object.entries(shown)) {
-    for (const [metric, v] of Object.entries(cells)) {
-      const want = report.encodings[name][metric];
-      if (want === null) { assert.equal(v, null, `${name}.${metric}`); continue; }
-      assert.ok(Math.abs(v - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${name}.${metric}: page ${v} vs CLI ${want}`);
-    }
-  }
 }
 
 const CORPUS = Array.from({ length: 60 }, (_, k) =>

@@ -4,6 +4,28 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+
+/** The native CLI the page is checked against (POSGEO_BIN, else the debug build). */
+export const BIN = process.env.POSGEO_BIN || path.resolve(import.meta.dirname, '../../target/debug/posgeo');
+
+/** `posgeo analyze --json ARGS` on `input`. */
+export function cli(args, input) {
+  return JSON.parse(execFileSync(BIN, ['analyze', '--json', ...args], { input, maxBuffer: 1 << 28 }));
+}
+
+/** The page's stress table ({@link table}) equals the CLI report's numbers (1e-9 relative). */
+export function assertSameNumbers(shown, report) {
+  assert.deepEqual(Object.keys(shown).sort(), Object.keys(report.encodings).sort());
+  for (const [name, cells] of Object.entries(shown)) {
+    for (const [metric, v] of Object.entries(cells)) {
+      const want = report.encodings[name][metric];
+      if (want === null) { assert.equal(v, null, `${name}.${metric}`); continue; }
+      assert.ok(Math.abs(v - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${name}.${metric}: page ${v} vs CLI ${want}`);
+    }
+  }
+}
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',

@@ -5,14 +5,12 @@
 // file that is not a tokenizer gets a message naming it and the results stay.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, settle, table } from './harness.mjs';
+import { serve, launch, settle, table, cli, assertSameNumbers } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = process.env.POSGEO_BIN || path.join(ROOT, 'target/debug/posgeo');
 const MODEL = path.join(ROOT, 'www/models/all-MiniLM-L6-v2');
 const GENESIS = fs.readFileSync(path.join(ROOT, 'www/corpora/kjv-genesis.txt'));
 let server, url, browser;
@@ -23,21 +21,6 @@ before(async () => {
   fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
 });
 after(async () => { await browser?.close(); server?.close(); });
-
-function cli(args, input) {
-  return JSON.parse(execFileSync(BIN, ['analyze', '--json', ...args], { input, maxBuffer: 1 << 28 }));
-}
-
-function assertSameNumbers(shown, report) {
-  assert.deepEqual(Object.keys(shown).sort(), Object.keys(report.encodings).sort());
-  for (const [name, cells] of Object.entries(shown)) {
-    for (const [metric, v] of Object.entries(cells)) {
-      const want = report.encodings[name][metric];
-      if (want === null) { assert.equal(v, null, `${name}.${metric}`); continue; }
-      assert.ok(Math.abs(v - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${name}.${metric}: page ${v} vs CLI ${want}`);
-    }
-  }
-}
 
 /** Waits for the next finished run after `action`. */
 async function runAfter(page, action) {
