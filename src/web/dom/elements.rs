@@ -82,7 +82,8 @@ pub struct Elements {
     pub lecture: super::lecture::LectureEls,
 }
 
-fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
+/// The element with this id, of this type; the error names it.
+pub(super) fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
     let e = doc.get_element_by_id(id).ok_or_else(|| format!("#{id}"))?;
     e.dyn_into::<T>().map_err(|_| format!("#{id} (an element of another kind)"))
 }

@@ -2,6 +2,7 @@
 //! steps built at start from `lecture::STEPS`, one shown at a time, the current step filled
 //! and its charts drawn on its own canvases, and its controls (corpus, encoding, rank).
 
+use super::elements::by_id;
 use super::render::draw_into;
 use super::runtime::{self, dispatch};
 use super::{controls, make, now, on};
@@ -41,11 +42,6 @@ pub struct LectureEls {
     pub next: Element,
     /// Every step.
     pub steps: Vec<StepEls>,
-}
-
-fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T, String> {
-    let e = doc.get_element_by_id(id).ok_or_else(|| format!("#{id}"))?;
-    e.dyn_into::<T>().map_err(|_| format!("#{id} (an element of another kind)"))
 }
 
 fn cast<T: JsCast>(e: Element, what: &str) -> Result<T, String> {
