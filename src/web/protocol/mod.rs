@@ -297,7 +297,10 @@ impl Session {
                 return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
             };
             let learned = if req.learned.is_some() { &table[..] } else { &[] };
-            let result = kept.reencode(&req.params, learned, &mut throttled(req.id, post));
+            // The request never carries the model tokenizer (its bytes came with the run the
+            // geometry was kept from): the kept one is the one this geometry was counted with.
+            let params = AnalysisParams { model: kept.params.model.clone(), ..req.params.clone() };
+            let result = kept.reencode(&params, learned, &mut throttled(req.id, post));
             let (analysis, payload) = match result {
                 Ok(live) => {
                     let payload = payload_of(&live);

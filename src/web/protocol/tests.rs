@@ -173,3 +173,34 @@ fn heat_blocks_of_an_exact_encoding_equal_the_corpus_blocks() {
     assert_eq!(block_means(&m, 2, 1.0), vec![0.5, 2.0, 2.0, 0.5]);
     assert_eq!(block_means(&m, 4, 2.0)[1], 2.0);
 }
+
+/// Live updates work on a geometry counted with a model tokenizer (the live request carries
+/// only the options; the worker keeps the tokenizer) and equal a whole run.
+#[test]
+fn a_live_update_keeps_the_model_tokenizer_of_its_run() {
+    let tokenizer: &[u8] = include_bytes!("../../../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
+    let mut params = AnalysisParams { max_len: 24, ..Default::default() };
+    params.tokenizer = crate::corpus::tokenize::TokenizerKind::Model;
+    params.encodings.d = 8;
+    let req = Request {
+        id: 1,
+        source: Source::Genesis,
+        params: params.clone(),
+        learned: None,
+        reuse_geometry: false,
+        tokenizer: Some("tokenizer.json.gz".into()),
+    };
+    let mut session = Session::default();
+    session.run(&req, Files { tokenizer, ..Files::default() }, &mut |_| {}).unwrap();
+    params.encodings.slope = 0.25;
+    let live = Request { id: 2, params: params.clone(), reuse_geometry: true, tokenizer: None, ..req.clone() };
+    let updated = session.run(&live, Files::default(), &mut |_| {}).unwrap();
+    let whole = Request { id: 3, params, ..req };
+    let direct = run_files(&whole, Files { tokenizer, ..Files::default() });
+    assert_eq!(updated.report, direct.report);
+    assert_eq!(updated.report.top_tokens[0][0].0, "[CLS]");
+}
+
+fn run_files(req: &Request, files: Files<'_>) -> Payload {
+    Session::default().run(req, files, &mut |_| {}).unwrap()
+}
