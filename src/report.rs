@@ -3,6 +3,7 @@
 //! number formatting and the stress table as CSV — so the CLI and the page say the same.
 
 use crate::analysis::{Analysis, AnalysisParams};
+use crate::corpus::tokenize::TokenizerKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -167,10 +168,12 @@ impl Analysis {
         }
         Report {
             sequences: c.sequences,
-            tokenizer_file: self.params.tokenizer().model.map(|m| {
-                let special = if self.params.special_tokens { "with" } else { "without" };
-                format!("{}, {special} special tokens", m.describe())
-            }),
+            tokenizer_file: self.params.model.as_ref().filter(|_| self.params.tokenizer == TokenizerKind::Model).map(
+                |m| {
+                    let special = if self.params.special_tokens { "with" } else { "without" };
+                    format!("{}, {special} special tokens", m.describe())
+                },
+            ),
             skipped_lines: self.skipped_lines,
             n: c.n,
             vocab_size: c.vocab.len(),

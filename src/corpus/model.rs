@@ -25,11 +25,8 @@ fn whitespace_cut(seq: &str, from: usize) -> Option<usize> {
     if from >= seq.len() {
         return None;
     }
-    seq.char_indices()
-        .skip_while(|&(i, _)| i < from)
-        .find(|(_, c)| c.is_whitespace())
-        .map(|(i, _)| i)
-        .filter(|&i| i > 0)
+    let start = (from..seq.len()).find(|&i| seq.is_char_boundary(i))?;
+    seq[start..].find(char::is_whitespace).map(|i| start + i).filter(|&i| i > 0)
 }
 
 /// The model types posgeo offers (the `"type"` of the file's `"model"` object).

@@ -1,0 +1,90 @@
+//! The encodings stage (SPEC §5–§6): every built-in encoding and each learned table, its
+//! distances δ, its stress against D (the paper's Eq. 4) and its Procrustes alignment onto
+//! the PMDS coordinates; live updates reuse the configurations whose parameters did not change.
+
+use super::{Compared, LearnedTables, Stage};
+use crate::analysis::AnalysisParams;
+use crate::encodings::{self, Encoding, EncodingKind};
+use crate::error::{PosgeoError, Result};
+use crate::mds::Spectrum;
+use crate::metric::DistanceMatrix;
+use crate::stress;
+
+/// The report key of learned table k of `count`: `learned` alone, else `learned:<name>`.
+pub fn learned_key(name: &str, count: usize) -> String {
+    if count == 1 {
+        "learned".into()
+    } else {
+        format!("learned:{name}")
+    }
+}
+
+/// Builds every encoding and its stress against D (stages "encodings", "stress").
+pub(super) fn compare(
+    distances: &DistanceMatrix,
+    spectrum: &Spectrum,
+    (effective_rank, energy_rank): (usize, usize),
+    params: &AnalysisParams,
+    learned: &LearnedTables,
+    kept: Option<(&[Compared], &encodings::EncodingParams)>,
+    report: &mut dyn FnMut(Stage, f64) -> Result<()>,
+) -> Result<Vec<Compared>> {
+    let n = distances.n();
+    let pmds_dim = params.encodings.d.min(effective_rank).max(1);
+    let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
+    let target = stress::Target::new(distances)?;
+    let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
+    let target_x = spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
+    let target = Targets { d: target, x: target_x };
+    let total = EncodingKind::BUILT_IN.len() + learned.len();
+    let mut compared = Vec::with_capacity(total);
+    let mut cancelled = false;
+    for (k, &kind) in EncodingKind::BUILT_IN.iter().enumerate() {
+        report(Stage::Encodings, k as f64 / total as f64)?;
+        // An encoding whose own parameters did not change is the same configuration.
+        let unchanged = kept.and_then(|(cs, old)| {
+            let same = kind.same_config(old, &params.encodings);
+            cs.iter().find(|c| c.encoding.kind == kind).filter(|_| same)
+        });
+        if let Some(c) = unchanged {
+            // The same configuration against the same spectrum: its alignment stands unless
+            // the PMDS target has other dimensions (d changed below 16).
+            let mut c = c.clone();
+            if c.procrustes.aligned.dim != target.x.dim {
+                c.procrustes = crate::procrustes::align(&target.x, &c.encoding.points);
+            }
+            compared.push(c);
+            continue;
+        }
+        let step = |f: f64| (k as f64 + f) / total as f64;
+        let mut inner = |f: f64| cancelled |= report(Stage::Encodings, step(f)).is_err();
+        let encoding = encodings::build(kind, n, &params.encodings, geometry, &mut inner)?;
+        if cancelled {
+            return Err(PosgeoError::Cancelled);
+        }
+        compared.push(measured(kind.name().to_string(), encoding, &target));
+    }
+    for (name, table) in learned {
+        report(Stage::Encodings, compared.len() as f64 / total as f64)?;
+        let encoding = encodings::learned(n, table).map_err(|e| match e {
+            PosgeoError::BadMatrix(m) if learned.len() > 1 => PosgeoError::BadMatrix(format!("{name}: {m}")),
+            other => other,
+        })?;
+        compared.push(measured(learned_key(name, learned.len()), encoding, &target));
+    }
+    Ok(compared)
+}
+
+/// What every encoding is compared with: D, and the PMDS coordinates for Procrustes.
+struct Targets {
+    d: stress::Target,
+    x: crate::points::Points,
+}
+
+/// An encoding's distances, stress and Procrustes alignment.
+fn measured(name: String, encoding: Encoding, target: &Targets) -> Compared {
+    let delta = encoding.distances();
+    let stress = stress::stress_against(&delta, &target.d);
+    let procrustes = crate::procrustes::align(&target.x, &encoding.points);
+    Compared { name, encoding, delta, stress, procrustes }
+}
