@@ -45,8 +45,13 @@ pub struct RankPoint {
 /// The serialisable summary (the `--json` schema).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Number of sequences read.
-    pub sequences: usize,
+    /// Number of sequences read (null when analysed from a counts table that cannot tell:
+    /// mode `condition`, where sequences without tokens leave no row).
+    pub sequences: Option<usize>,
+    /// The counts table analysed (`posgeo analyze --counts`, the page's counts upload):
+    /// fields that need the raw text are then null or empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_table: Option<String>,
     /// The model tokenizer used (`tokenizer = model`): "file (type, types)".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokenizer_file: Option<String>,
@@ -168,6 +173,7 @@ impl Analysis {
         }
         Report {
             sequences: c.sequences,
+            counts_table: self.counts_table.clone(),
             tokenizer_file: self.params.model.as_ref().filter(|_| self.params.tokenizer == TokenizerKind::Model).map(
                 |m| {
                     let special = if self.params.special_tokens { "with" } else { "without" };
@@ -224,12 +230,25 @@ pub const STRESS_COLUMNS: [&str; 9] = [
 ];
 
 impl Report {
+    /// "1200 sequences", or what a counts table can say instead.
+    pub fn sequences_text(&self) -> String {
+        match self.sequences {
+            Some(s) => format!("{s} sequences"),
+            None => format!(
+                "sequences unknown from a counts table ({} with a token at position 0)",
+                self.support_all.first().copied().unwrap_or(0)
+            ),
+        }
+    }
+
     /// The corpus summary, one line each (the page's summary and the CLI's header).
     pub fn summary_lines(&self) -> Vec<String> {
         let mut lines = vec![
             format!(
-                "{} sequences, {} tokens counted at kept positions, vocabulary |V| = {}",
-                self.sequences, self.tokens, self.vocab_size
+                "{}, {} tokens counted at kept positions, vocabulary |V| = {}",
+                self.sequences_text(),
+                self.tokens,
+                self.vocab_size
             ),
             format!(
                 "n = {} positions kept (support from {} down to {})",
@@ -252,6 +271,9 @@ impl Report {
         ];
         if let Some(t) = &self.tokenizer_file {
             lines.insert(0, format!("tokenizer: {t}"));
+        }
+        if let Some(t) = &self.counts_table {
+            lines.insert(0, format!("counts table: {t} (the text itself was not read)"));
         }
         if self.skipped_lines > 0 {
             lines.push(format!("{} line(s) of invalid UTF-8 skipped", self.skipped_lines));

@@ -9,7 +9,7 @@
 
 use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
 use crate::corpus::Corpus;
-use crate::counts::{CountParams, Mode, PositionalCounts};
+use crate::counts::{CountParams, CountsTable, Mode, PositionalCounts};
 use crate::encodings::{Encoding, EncodingParams};
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
@@ -185,6 +185,10 @@ pub struct Analysis {
     pub params: AnalysisParams,
     /// Lines skipped while reading.
     pub skipped_lines: usize,
+    /// The counts table analysed, when the analysis was made from one read from a file (its
+    /// name): fields that need the raw text (sequences in mode `condition`, examples,
+    /// skipped lines) are then unknown.
+    pub counts_table: Option<String>,
     /// c_i(w).
     pub counts: PositionalCounts,
     /// D.
@@ -225,22 +229,38 @@ pub fn analyze(
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Analysis> {
     params.validate()?;
+    let count_params = params.count_params();
+    count_params.table().validate()?;
     let mut report = reporter(progress);
     report(Stage::Counting, 0.0)?;
-    let count_params = CountParams {
-        tokenizer: params.tokenizer(),
-        mode: params.mode,
-        max_len: params.max_len,
-        min_support: params.min_support,
-        top_k: params.top_k,
-    };
     let mut cancelled = false;
-    let counts = PositionalCounts::count(corpus, &count_params, &mut |f| {
+    let mut table = crate::counts::count_table(&corpus.sequences, &count_params.tokenizer, params.max_len, &mut |f| {
         cancelled |= report(Stage::Counting, f).is_err();
-    })?;
+    });
     if cancelled {
         return Err(PosgeoError::Cancelled);
     }
+    if let Some(t) = table.text.as_mut() {
+        t.skipped_lines = corpus.skipped_lines as u64;
+    }
+    let examples = params.examples(&corpus.sequences);
+    analyze_table(&table, examples, params, learned, &mut |p| report(p.stage, p.fraction).is_ok())
+}
+
+/// The pipeline after counting: a counts table ([`CountsTable`], counted from text or read
+/// from a file) under `params` (the tokenizer options do not apply to it). `examples` are
+/// the first sequences' tokens when the text is at hand ([`AnalysisParams::examples`]).
+pub fn analyze_table(
+    table: &CountsTable,
+    examples: Vec<Vec<String>>,
+    params: &AnalysisParams,
+    learned: &LearnedTables,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Analysis> {
+    params.validate()?;
+    let mut report = reporter(progress);
+    report(Stage::Counting, 1.0)?;
+    let counts = PositionalCounts::from_table(table, &params.count_params().table())?;
     let (n, d) = (counts.n, params.encodings.d);
     crate::limits::check(
         &format!("the analysis of n = {n} positions at d = {d} (its n×n matrices)"),
@@ -260,7 +280,8 @@ pub fn analyze(
     let corpus_monotonicity = monotonicity::violation_rate(&distances);
     let mut analysis = Analysis {
         params: params.clone(),
-        skipped_lines: corpus.skipped_lines,
+        skipped_lines: table.text.as_ref().map_or(0, |t| t.skipped_lines as usize),
+        counts_table: None,
         counts,
         distances,
         spectrum,
@@ -269,16 +290,30 @@ pub fn analyze(
         corpus_monotonicity,
         compared,
         rank_curve: Vec::new(),
-        examples: corpus
-            .sequences
-            .iter()
-            .take(EXAMPLE_SEQUENCES)
-            .map(|s| count_params.tokenizer.tokens(s, EXAMPLE_TOKENS.min(params.max_len)))
-            .collect(),
+        examples,
     };
     analysis.rank_curve = analysis.rank_curve(effective_rank.clamp(1, 128));
     report(Stage::Stress, 1.0)?;
     Ok(analysis)
+}
+
+impl AnalysisParams {
+    /// The options of the counting stage.
+    pub fn count_params(&self) -> CountParams {
+        CountParams {
+            tokenizer: self.tokenizer(),
+            mode: self.mode,
+            max_len: self.max_len,
+            min_support: self.min_support,
+            top_k: self.top_k,
+        }
+    }
+
+    /// The first [`EXAMPLE_SEQUENCES`] sequences as counted tokens (for [`Analysis::examples`]).
+    pub fn examples<S: AsRef<str>>(&self, seqs: &[S]) -> Vec<Vec<String>> {
+        let t = self.tokenizer();
+        seqs.iter().take(EXAMPLE_SEQUENCES).map(|s| t.tokens(s.as_ref(), EXAMPLE_TOKENS.min(self.max_len))).collect()
+    }
 }
 
 impl AnalysisParams {

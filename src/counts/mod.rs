@@ -20,8 +20,9 @@ use crate::corpus::tokenize::Tokenizer;
 use crate::corpus::Corpus;
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
-use tally::{PairCounts, Tallies};
+pub use table::{read_table_bytes, write_csv, CountsTable, TableFormat, TextTally};
 
+mod table;
 mod tally;
 mod vocabulary;
 
@@ -78,8 +79,9 @@ pub struct CountParams {
 /// Token counts per position: the sparse matrix c_i(w), i < n.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PositionalCounts {
-    /// Number of sequences in the corpus.
-    pub sequences: usize,
+    /// Number of sequences in the corpus (`None` when counted from a table that cannot
+    /// tell: mode `condition`, where sequences without tokens leave no row).
+    pub sequences: Option<usize>,
     /// Number of positions kept.
     pub n: usize,
     /// Token types, indexed by token id.
@@ -93,107 +95,110 @@ pub struct PositionalCounts {
     pub tokens: u64,
 }
 
-/// N_i for every position below the cap (`support_all`), and the number of sequences longer
-/// than i for i ≤ cap (suffix sums of a length histogram).
-fn support(lengths: &[u32], params: &CountParams) -> (Vec<u64>, Vec<u64>) {
-    let longest = lengths.iter().copied().max().unwrap_or(0) as usize;
-    let cap = longest.min(params.max_len);
-    let mut longer_than = vec![0u64; cap + 1];
-    for &l in lengths {
-        longer_than[(l as usize).min(cap)] += 1;
-    }
-    for i in (0..cap).rev() {
-        longer_than[i] += longer_than[i + 1];
-    }
-    let support_all = (0..cap)
-        .map(|i| match params.mode {
-            Mode::Condition => longer_than[i + 1],
-            Mode::Pad => lengths.len() as u64,
-        })
-        .collect();
-    (support_all, longer_than)
+/// The options that apply to a counts table (everything but the tokenizer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TableParams {
+    /// `condition` or `pad`.
+    pub mode: Mode,
+    /// Cap on positions.
+    pub max_len: usize,
+    /// Minimum N_i for a position to be kept.
+    pub min_support: usize,
+    /// Keep only the k most frequent types.
+    pub top_k: Option<usize>,
 }
 
-/// Corpora with at least this many sequences are read by two threads (native builds).
-#[cfg(not(target_arch = "wasm32"))]
-const PARALLEL_FROM: usize = 8192;
+impl CountParams {
+    /// The options that apply once the text is counted.
+    pub fn table(&self) -> TableParams {
+        TableParams { mode: self.mode, max_len: self.max_len, min_support: self.min_support, top_k: self.top_k }
+    }
+}
+
+impl TableParams {
+    /// Checks the ranges of the options.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_len < 2 {
+            return Err(PosgeoError::option("max_len", "must be at least 2"));
+        }
+        if self.min_support == 0 {
+            return Err(PosgeoError::option("min_support", "must be at least 1"));
+        }
+        if self.top_k == Some(0) {
+            return Err(PosgeoError::option("top_k", "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The error of mode `pad` on a file's table whose N_i varies (no `<pad>` rows).
+    fn check_pad(&self, table: &CountsTable, support: &[u64]) -> Result<()> {
+        let Some(at) = support.windows(2).position(|w| w[0] != w[1]) else { return Ok(()) };
+        if self.mode != Mode::Pad || table.text.is_some() {
+            return Ok(());
+        }
+        Err(PosgeoError::option(
+            "mode",
+            format!(
+                "pad mode needs a table counted in pad mode (<pad> rows, the same N_i at every position), \
+                 but N_{at} = {} and N_{} = {}: count with --mode pad",
+                support[at],
+                at + 1,
+                support[at + 1]
+            ),
+        ))
+    }
+}
+
+/// Counts sequences into a table (natively on every core; see `tally`).
+pub fn count_table<S: AsRef<str> + Sync>(
+    seqs: &[S],
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    progress: &mut dyn FnMut(f64),
+) -> CountsTable {
+    tally::count_sequences(seqs, tokenizer, max_len, progress)
+}
 
 impl PositionalCounts {
     /// Counts a corpus. `progress` receives the fraction of sequences read.
     pub fn count(corpus: &Corpus, params: &CountParams, progress: &mut dyn FnMut(f64)) -> Result<Self> {
-        if params.max_len < 2 {
-            return Err(PosgeoError::option("max_len", "must be at least 2"));
+        params.table().validate()?;
+        let mut table = count_table(&corpus.sequences, &params.tokenizer, params.max_len, progress);
+        if let Some(t) = table.text.as_mut() {
+            t.skipped_lines = corpus.skipped_lines as u64;
         }
-        if params.min_support == 0 {
-            return Err(PosgeoError::option("min_support", "must be at least 1"));
-        }
-        if params.top_k == Some(0) {
-            return Err(PosgeoError::option("top_k", "must be at least 1"));
-        }
-        let seqs = &corpus.sequences;
-        let mut tallies = Tallies::default();
-        #[cfg(not(target_arch = "wasm32"))]
-        if seqs.len() >= PARALLEL_FROM {
-            // Two readers over the two halves; the second's tallies are appended to the first's.
-            let half = seqs.len() / 2;
-            let second = std::thread::scope(|scope| {
-                let handle = scope.spawn(|| {
-                    let mut t = Tallies::default();
-                    t.read(&seqs[half..], half, params, &mut |_| {});
-                    t
-                });
-                tallies.read(&seqs[..half], 0, params, progress);
-                handle.join()
-            });
-            match second {
-                Ok(t) => tallies.absorb(t),
-                Err(_) => return Err(PosgeoError::option("corpus", "a counting thread failed")),
-            }
-            progress(1.0);
-            return Self::assemble(tallies.types, tallies.firsts, tallies.pairs, &tallies.lengths, params);
-        }
-        tallies.read(seqs, 0, params, progress);
         progress(1.0);
-        Self::assemble(tallies.types, tallies.firsts, tallies.pairs, &tallies.lengths, params)
+        Self::from_table(&table, &params.table())
     }
 
-    fn assemble(
-        types: Vec<String>,
-        firsts: Vec<Vec<(u32, u32)>>,
-        pairs: PairCounts,
-        lengths: &[u32],
-        params: &CountParams,
-    ) -> Result<Self> {
-        let sequences = lengths.len();
-        let (support_all, longer_than) = support(lengths, params);
+    /// The counts a table gives under `params`: positions below `max_len`, `<pad>` (mode
+    /// `pad`), min_support, the vocabulary in first-occurrence order and `top_k`.
+    pub fn from_table(table: &CountsTable, params: &TableParams) -> Result<Self> {
+        params.validate()?;
+        let pads = table.pads(params.mode);
+        let cap = table.longest(params.mode).min(params.max_len);
+        let support_all = table.support(cap, pads.as_ref());
+        params.check_pad(table, &support_all)?;
         let n = support_all.iter().take_while(|&&s| s >= params.min_support as u64).count();
         if n < 2 {
             return Err(PosgeoError::TooFewPositions { n, min_support: params.min_support, max_len: params.max_len });
         }
-        let mut raw_rows = pairs.rows(n);
-        // First occurrence (sequence, position) of each type among positions < n.
-        let pad_id = types.len() as u32;
-        let mut first: Vec<(u32, u32)> = firsts
-            .iter()
-            .map(|f| f.iter().find(|&&(_, p)| (p as usize) < n).copied().unwrap_or((u32::MAX, u32::MAX)))
-            .collect();
-        first.push((u32::MAX, u32::MAX));
-        // `<pad>` at position i: sequences of length ≤ i; it first occurs in the first
-        // sequence shorter than n, right after its last token.
-        if params.mode == Mode::Pad {
-            if let Some((s, &l)) = lengths.iter().enumerate().find(|&(_, &l)| (l as usize) < n) {
-                first[pad_id as usize] = (s as u32, l);
-            }
-            for (i, row) in raw_rows.iter_mut().enumerate() {
-                let pads = sequences as u64 - longer_than[i + 1];
-                if pads > 0 {
-                    row.push((pad_id, pads));
-                }
-            }
-        }
-        let name = |id: u32| if id == pad_id { PAD.to_string() } else { types[id as usize].clone() };
-        let (vocab, remap) = vocabulary::vocabulary(&raw_rows, &first, params.top_k, name);
+        let raw_rows = table.rows(n, pads.as_ref());
+        let extra_pad = pads.as_ref().is_some_and(|p| p.id as usize == table.types.len());
+        let n_types = table.types.len() + usize::from(extra_pad);
+        let name = |id: u32| table.types.get(id as usize).map_or(PAD, |s| s.as_str());
+        let lows = |id: u32| match &pads {
+            Some(p) if p.id == id => &p.firsts[..],
+            _ => table.firsts.get(id as usize).map_or(&[][..], |f| &f[..]),
+        };
+        let order = vocabulary::first_occurrence_order(&raw_rows, n_types, lows, name);
+        let (vocab, remap) = vocabulary::vocabulary(&raw_rows, &order, params.top_k, |id| name(id).to_string());
         let (rows, tokens) = vocabulary::renumber(raw_rows, &remap);
+        let sequences = match (&table.text, params.mode) {
+            (Some(t), _) => Some(t.sequences as usize),
+            (None, Mode::Pad) => Some(support_all[0] as usize),
+            (None, Mode::Condition) => None,
+        };
         Ok(PositionalCounts { sequences, n, vocab, rows, support_all, tokens })
     }
 
@@ -275,9 +280,9 @@ mod tests {
     }
 
     #[test]
-    fn two_readers_count_exactly_what_one_does() {
-        // Enough sequences for the two-thread path; varied lengths and a shared vocabulary.
-        let lines: Vec<String> = (0..10_000)
+    fn several_readers_count_exactly_what_one_does() {
+        // Enough sequences for every reader thread; varied lengths and a shared vocabulary.
+        let lines: Vec<String> = (0..30_000)
             .map(|k| {
                 (0..(3 + k % 9)).map(|i| format!("t{}", (k * 7 + i * 13) % (50 + i))).collect::<Vec<_>>().join(" ")
             })
@@ -285,11 +290,18 @@ mod tests {
         let corpus = Corpus::from_sequences(lines);
         for (mode, top_k) in [(Mode::Condition, None), (Mode::Pad, Some(20))] {
             let p = params(mode, 5, top_k);
-            let both = PositionalCounts::count(&corpus, &p, &mut |_| {}).unwrap();
-            let mut one = Tallies::default();
-            one.read(&corpus.sequences, 0, &p, &mut |_| {});
-            let single = PositionalCounts::assemble(one.types, one.firsts, one.pairs, &one.lengths, &p).unwrap();
-            assert_eq!(both, single);
+            let all = count_table(&corpus.sequences, &p.tokenizer, p.max_len, &mut |_| {});
+            let mut one = tally::Tallies::new(&p.tokenizer, p.max_len);
+            one.read(&corpus.sequences, &mut |_| {});
+            let single = one.into_table();
+            assert_eq!(all, single);
+            // Appending the tables of consecutive parts gives the table of the whole.
+            let (a, b) = corpus.sequences.split_at(12_345);
+            let mut parts = count_table(a, &p.tokenizer, p.max_len, &mut |_| {});
+            parts.append(count_table(b, &p.tokenizer, p.max_len, &mut |_| {}));
+            assert_eq!(parts, single);
+            let both = PositionalCounts::from_table(&all, &p.table()).unwrap();
+            assert_eq!(both, PositionalCounts::from_table(&single, &p.table()).unwrap());
         }
     }
 

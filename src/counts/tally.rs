@@ -1,29 +1,63 @@
-//! Counting's inner loop: the token interner and the (position, type) pair counts of one
-//! reader over a run of sequences, and how two readers' tallies are joined.
+//! Counting's inner loop: one reader's tallies over a run of sequences — the token interner,
+//! the (position, type) pair counts, each type's record lows and the length histogram —
+//! turned into a [`CountsTable`] that later runs are appended to.
 
-use super::CountParams;
+use super::table::{CountsTable, TextTally};
+use crate::corpus::tokenize::Tokenizer;
 use rustc_hash::FxHashMap;
 
 /// Tokens buffered before a sort-and-merge into the running (position, type) counts.
 const CHUNK: usize = 1 << 22;
 
+/// Merges two runs sorted by key with distinct keys each, adding the counts of equal keys.
+pub(super) fn merge_sorted(old: Vec<(u64, u64)>, runs: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    if old.is_empty() {
+        return runs;
+    }
+    if runs.is_empty() {
+        return old;
+    }
+    let mut out = Vec::with_capacity(old.len() + runs.len());
+    let (mut a, mut b) = (0, 0);
+    while a < old.len() && b < runs.len() {
+        match old[a].0.cmp(&runs[b].0) {
+            std::cmp::Ordering::Less => {
+                out.push(old[a]);
+                a += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(runs[b]);
+                b += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((old[a].0, old[a].1 + runs[b].1));
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&old[a..]);
+    out.extend_from_slice(&runs[b..]);
+    out
+}
+
 /// Sorted, run-length counts of (position << 32 | type id) keys: memory proportional to the
 /// distinct (position, type) pairs plus one chunk of keys.
 #[derive(Default)]
-pub(super) struct PairCounts {
+struct PairCounts {
     merged: Vec<(u64, u64)>,
     buffer: Vec<u64>,
 }
 
 impl PairCounts {
-    pub(super) fn push(&mut self, pos: usize, id: u32) {
+    fn push(&mut self, pos: usize, id: u32) {
         self.buffer.push((pos as u64) << 32 | id as u64);
         if self.buffer.len() >= CHUNK {
             self.flush();
         }
     }
 
-    pub(super) fn flush(&mut self) {
+    fn flush(&mut self) {
         self.buffer.sort_unstable();
         let mut runs: Vec<(u64, u64)> = Vec::new();
         for &k in &self.buffer {
@@ -33,71 +67,39 @@ impl PairCounts {
             }
         }
         self.buffer.clear();
-        self.merge(runs);
-    }
-
-    /// Merges sorted runs with distinct keys into the running counts.
-    pub(super) fn merge(&mut self, runs: Vec<(u64, u64)>) {
-        if self.merged.is_empty() {
-            self.merged = runs;
-            return;
-        }
-        let old = std::mem::take(&mut self.merged);
-        let mut out = Vec::with_capacity(old.len() + runs.len());
-        let (mut a, mut b) = (0, 0);
-        while a < old.len() && b < runs.len() {
-            match old[a].0.cmp(&runs[b].0) {
-                std::cmp::Ordering::Less => {
-                    out.push(old[a]);
-                    a += 1;
-                }
-                std::cmp::Ordering::Greater => {
-                    out.push(runs[b]);
-                    b += 1;
-                }
-                std::cmp::Ordering::Equal => {
-                    out.push((old[a].0, old[a].1 + runs[b].1));
-                    a += 1;
-                    b += 1;
-                }
-            }
-        }
-        out.extend_from_slice(&old[a..]);
-        out.extend_from_slice(&runs[b..]);
-        self.merged = out;
-    }
-
-    /// Rows (type id, count) for positions 0..n, each sorted by id.
-    pub(super) fn rows(mut self, n: usize) -> Vec<Vec<(u32, u64)>> {
-        self.flush();
-        let mut rows = vec![Vec::new(); n];
-        for (key, c) in self.merged {
-            let pos = (key >> 32) as usize;
-            if pos >= n {
-                break;
-            }
-            rows[pos].push((key as u32, c));
-        }
-        rows
+        self.merged = merge_sorted(std::mem::take(&mut self.merged), runs);
     }
 }
 
-/// One reader's tallies over a contiguous run of sequences.
-#[derive(Default)]
-pub(super) struct Tallies {
+/// One reader's tallies over a contiguous run of sequences, numbered from 0.
+pub(super) struct Tallies<'t> {
+    tokenizer: &'t Tokenizer,
+    max_len: usize,
     /// Keys up to 24 bytes live inline in the table: one cache line per lookup.
     interner: FxHashMap<compact_str::CompactString, u32>,
-    pub(super) types: Vec<String>,
-    /// Per type, its occurrences (sequence, position) with strictly decreasing positions:
-    /// the first occurrence among positions < n is the first entry with position < n.
-    pub(super) firsts: Vec<Vec<(u32, u32)>>,
+    types: Vec<String>,
+    /// Per type, its record lows (sequence, position): strictly decreasing positions.
+    firsts: Vec<Vec<(u64, u32)>>,
     /// The last position pushed to `firsts[id]` (flat, so the common case is one load).
     lowest: Vec<u32>,
-    pub(super) pairs: PairCounts,
-    pub(super) lengths: Vec<u32>,
+    pairs: PairCounts,
+    text: TextTally,
 }
 
-impl Tallies {
+impl<'t> Tallies<'t> {
+    pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+        Tallies {
+            tokenizer,
+            max_len,
+            interner: FxHashMap::default(),
+            types: Vec::new(),
+            firsts: Vec::new(),
+            lowest: Vec::new(),
+            pairs: PairCounts::default(),
+            text: TextTally { lengths: vec![0; max_len + 1], ..TextTally::default() },
+        }
+    }
+
     fn id(&mut self, tok: &str) -> u32 {
         match self.interner.get(tok) {
             Some(&id) => id,
@@ -112,13 +114,14 @@ impl Tallies {
         }
     }
 
-    /// Reads sequences numbered from `offset`.
-    pub(super) fn read(&mut self, seqs: &[String], offset: usize, params: &CountParams, progress: &mut dyn FnMut(f64)) {
+    /// Reads the next sequences; `progress` receives the fraction of them read.
+    pub(super) fn read<S: AsRef<str>>(&mut self, seqs: &[S], progress: &mut dyn FnMut(f64)) {
         let total = seqs.len().max(1);
+        let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
-            let s = (offset + k) as u32;
+            let s = self.text.sequences;
             let mut pos = 0usize;
-            params.tokenizer.for_each_token(seq, params.max_len, |tok| {
+            tokenizer.for_each_token(seq.as_ref(), self.max_len, |tok| {
                 let id = self.id(tok) as usize;
                 if (pos as u32) < self.lowest[id] {
                     self.lowest[id] = pos as u32;
@@ -127,32 +130,86 @@ impl Tallies {
                 self.pairs.push(pos, id as u32);
                 pos += 1;
             });
-            self.lengths.push(pos as u32);
+            self.text.record_length(pos);
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
             }
         }
     }
 
-    /// Appends the tallies of the sequences that follow this reader's.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    pub(super) fn absorb(&mut self, mut other: Tallies) {
-        other.pairs.flush();
-        let mut remap = Vec::with_capacity(other.types.len());
-        for (local, name) in other.types.iter().enumerate() {
-            let g = self.id(name) as usize;
-            // Later sequences' occurrences come after ours: "first entry with position < n"
-            // still finds the earliest one.
-            let later = std::mem::take(&mut other.firsts[local]);
-            self.firsts[g].extend(later);
-            self.lowest[g] = self.lowest[g].min(other.lowest[local]);
-            remap.push(g as u64);
-        }
-        let mut runs: Vec<(u64, u64)> =
-            other.pairs.merged.iter().map(|&(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
-        runs.sort_unstable();
+    /// The table of what was read.
+    pub(super) fn into_table(mut self) -> CountsTable {
         self.pairs.flush();
-        self.pairs.merge(runs);
-        self.lengths.extend(other.lengths);
+        CountsTable { types: self.types, cells: self.pairs.merged, firsts: self.firsts, text: Some(self.text) }
     }
+}
+
+/// Corpora with at least this many sequences per reader are split between threads.
+#[cfg(not(target_arch = "wasm32"))]
+const PER_READER: usize = 4096;
+
+/// Counts sequences into a table: natively on every core (each thread reads a contiguous
+/// part, and the parts' tables are appended in order, so the result is the same table a
+/// single reader produces, byte for byte); in wasm on the calling thread.
+pub(super) fn count_sequences<S: AsRef<str> + Sync>(
+    seqs: &[S],
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    progress: &mut dyn FnMut(f64),
+) -> CountsTable {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let readers = threads.min(seqs.len() / PER_READER).max(1);
+        if readers > 1 {
+            return count_in_threads(seqs, tokenizer, max_len, readers, progress);
+        }
+    }
+    let mut t = Tallies::new(tokenizer, max_len);
+    t.read(seqs, progress);
+    t.into_table()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn count_in_threads<S: AsRef<str> + Sync>(
+    seqs: &[S],
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    readers: usize,
+    progress: &mut dyn FnMut(f64),
+) -> CountsTable {
+    let part = seqs.len().div_ceil(readers);
+    let mut parts = seqs.chunks(part);
+    let first = parts.next().unwrap_or(&[]);
+    let (mut table, rest) = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .map(|p| {
+                scope.spawn(move || {
+                    let mut t = Tallies::new(tokenizer, max_len);
+                    t.read(p, &mut |_| {});
+                    t.into_table()
+                })
+            })
+            .collect();
+        let mut t = Tallies::new(tokenizer, max_len);
+        t.read(first, progress);
+        // A reader thread cannot fail but by panicking; its part is then read here.
+        let rest: Vec<CountsTable> = handles
+            .into_iter()
+            .zip(seqs.chunks(part).skip(1))
+            .map(|(h, p)| {
+                h.join().unwrap_or_else(|_| {
+                    let mut t = Tallies::new(tokenizer, max_len);
+                    t.read(p, &mut |_| {});
+                    t.into_table()
+                })
+            })
+            .collect();
+        (t.into_table(), rest)
+    });
+    for t in rest {
+        table.append(t);
+    }
+    progress(1.0);
+    table
 }

@@ -4,11 +4,44 @@
 
 use super::OTHER;
 
-/// The vocabulary and the map from reader ids to its ids. `first[id]` is the type's first
-/// occurrence (sequence, position) among the kept positions; `name` names a reader id.
+/// Each type's rank in first-occurrence order among the kept positions (`u32::MAX` for
+/// types not seen there). The key is the type's first record low (sequence, position) at a
+/// kept position; a type without one (a table without `first` keys) comes after those that
+/// have one, by its lowest kept position, then by its UTF-8 bytes.
+pub(super) fn first_occurrence_order<'a>(
+    raw_rows: &[Vec<(u32, u64)>],
+    n_types: usize,
+    lows: impl Fn(u32) -> &'a [(u64, u32)],
+    name: impl Fn(u32) -> &'a str,
+) -> Vec<u32> {
+    let n = raw_rows.len() as u32;
+    let mut lowest = vec![u32::MAX; n_types];
+    for (pos, row) in raw_rows.iter().enumerate() {
+        for &(id, _) in row {
+            let l = &mut lowest[id as usize];
+            *l = (*l).min(pos as u32);
+        }
+    }
+    let mut seen: Vec<(u64, u32, u32)> = (0..n_types as u32)
+        .filter(|&id| lowest[id as usize] < n)
+        .map(|id| {
+            let (s, p) = lows(id).iter().find(|&&(_, p)| p < n).copied().unwrap_or((u64::MAX, lowest[id as usize]));
+            (s, p, id)
+        })
+        .collect();
+    seen.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| name(a.2).cmp(name(b.2))));
+    let mut rank = vec![u32::MAX; n_types];
+    for (r, &(_, _, id)) in seen.iter().enumerate() {
+        rank[id as usize] = r as u32;
+    }
+    rank
+}
+
+/// The vocabulary and the map from reader ids to its ids. `first[id]` is the type's rank in
+/// first-occurrence order ([`first_occurrence_order`]); `name` names a reader id.
 pub(super) fn vocabulary(
     raw_rows: &[Vec<(u32, u64)>],
-    first: &[(u32, u32)],
+    first: &[u32],
     top_k: Option<usize>,
     name: impl Fn(u32) -> String,
 ) -> (Vec<String>, Vec<u32>) {

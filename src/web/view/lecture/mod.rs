@@ -153,8 +153,12 @@ fn tokens(p: &Payload) -> Vec<Block> {
         ),
         Block::Grid(head, rows),
         Block::Text(format!(
-            "{} sequences, {} tokens counted; {} positions have at least {} sequences each (n = {}).",
-            r.sequences, r.tokens, r.n, r.params.min_support, r.n
+            "{}, {} tokens counted; {} positions have at least {} sequences each (n = {}).",
+            r.sequences_text(),
+            r.tokens,
+            r.n,
+            r.params.min_support,
+            r.n
         )),
     ]
 }

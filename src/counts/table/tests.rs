@@ -1,0 +1,110 @@
+//! Counts tables: what a file holds gives what the text gives.
+
+use super::*;
+use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
+use crate::counts::{count_table, PositionalCounts, TableParams};
+
+fn whitespace() -> Tokenizer {
+    Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true }
+}
+
+fn params(mode: Mode, min_support: usize, top_k: Option<usize>) -> TableParams {
+    TableParams { mode, max_len: 512, min_support, top_k }
+}
+
+fn through_csv(t: &CountsTable, mode: Mode) -> CountsTable {
+    let mut out = Vec::new();
+    write_csv(t, mode, &mut out).unwrap();
+    read_table_bytes(&out).unwrap()
+}
+
+const TEXT: [&str; 7] = ["b a c", "a b", "<pad> x", "c", "   ", "d \"q\",r a b c", "b b b b b b"];
+
+#[test]
+fn a_written_table_analyses_like_the_text_in_both_modes() {
+    let t = count_table(&TEXT, &whitespace(), 512, &mut |_| {});
+    for mode in [Mode::Condition, Mode::Pad] {
+        for top_k in [None, Some(2), Some(3)] {
+            let p = params(mode, 1, top_k);
+            let direct = PositionalCounts::from_table(&t, &p).unwrap();
+            let file = PositionalCounts::from_table(&through_csv(&t, mode), &p).unwrap();
+            let expected_sequences = if mode == Mode::Pad { Some(7) } else { None };
+            assert_eq!(direct.sequences, Some(7));
+            assert_eq!(file.sequences, expected_sequences, "{mode:?}");
+            assert_eq!(PositionalCounts { sequences: direct.sequences, ..file }, direct, "{mode:?} {top_k:?}");
+        }
+    }
+    // A literal `<pad>` is one type with the padding in pad mode, a token in condition mode.
+    let pad = PositionalCounts::from_table(&t, &params(Mode::Pad, 1, None)).unwrap();
+    assert_eq!(pad.vocab.iter().filter(|v| *v == PAD).count(), 1);
+    assert_eq!(pad.support_all, vec![7; 6]);
+    let cond = PositionalCounts::from_table(&t, &params(Mode::Condition, 1, None)).unwrap();
+    assert_eq!(cond.support_all, vec![6, 5, 3, 2, 2, 1]);
+    assert_eq!(cond.vocab[..4], ["b", "a", "c", "<pad>"]);
+}
+
+#[test]
+fn quoting_tabs_gzip_and_bad_rows() {
+    let t = count_table(&TEXT, &whitespace(), 512, &mut |_| {});
+    let mut csv = Vec::new();
+    write_csv(&t, Mode::Condition, &mut csv).unwrap();
+    let text = String::from_utf8(csv.clone()).unwrap();
+    assert!(text.starts_with("position,token,count,first\n"), "{text}");
+    assert!(text.contains("\"\"\"q\"\",r\""), "RFC 4180 quoting: {text}");
+    let tsv = "token\tcount\tposition\na\t3\t0\nb\t2\t1\nb\t1\t1\n";
+    let r = read_table_bytes(tsv.as_bytes()).unwrap();
+    assert_eq!(r.types, ["a", "b"]);
+    assert_eq!(r.cells, vec![(0, 3), (1 << 32 | 1, 3)], "duplicate rows add");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &csv).unwrap();
+    assert_eq!(read_table_bytes(&gz.finish().unwrap()).unwrap(), read_table_bytes(&csv).unwrap());
+    let e = read_table_bytes(b"pos,token,count\n0,a,1\n").unwrap_err().to_string();
+    assert!(e.contains("\"position\"") || e.contains("position"), "{e}");
+    let e = read_table_bytes(b"position,token,count\n0,a,1\n1,b,-2\n").unwrap_err().to_string();
+    assert!(e.contains("line 3") && e.contains("count \"-2\""), "{e}");
+    let e = read_table_bytes(b"position,token,count\n99999999999,a,1\n").unwrap_err().to_string();
+    assert!(e.contains("beyond the largest"), "{e}");
+}
+
+#[test]
+fn appended_parts_and_unions_add_counts() {
+    let (a, b) = TEXT.split_at(3);
+    let whole = count_table(&TEXT, &whitespace(), 512, &mut |_| {});
+    let mut files = through_csv(&count_table(a, &whitespace(), 512, &mut |_| {}), Mode::Pad);
+    files.append(through_csv(&count_table(b, &whitespace(), 512, &mut |_| {}), Mode::Pad));
+    for top_k in [None, Some(2)] {
+        let p = params(Mode::Pad, 1, top_k);
+        assert_eq!(
+            PositionalCounts::from_table(&files, &p).unwrap(),
+            PositionalCounts::from_table(&whole, &p).unwrap()
+        );
+    }
+    // Two halves of one file's rows, unioned, give the file.
+    let mut csv = Vec::new();
+    write_csv(&whole, Mode::Condition, &mut csv).unwrap();
+    let text = String::from_utf8(csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (h, rest) = (lines[0], &lines[1..]);
+    let (x, y) = rest.split_at(rest.len() / 2);
+    let part = |rows: &[&str]| read_table_bytes(format!("{h}\n{}\n", rows.join("\n")).as_bytes()).unwrap();
+    let mut u = part(y);
+    u.union(part(x));
+    let p = params(Mode::Condition, 1, Some(3));
+    assert_eq!(
+        PositionalCounts::from_table(&u, &p).unwrap(),
+        PositionalCounts::from_table(&read_table_bytes(text.as_bytes()).unwrap(), &p).unwrap()
+    );
+}
+
+#[test]
+fn without_first_keys_types_order_by_position_then_bytes() {
+    let t = read_table_bytes(b"position,token,count\n0,zeta,3\n0,alpha,2\n1,beta,3\n1,alpha,1\n").unwrap();
+    let c = PositionalCounts::from_table(&t, &params(Mode::Condition, 1, Some(1))).unwrap();
+    // alpha, zeta and beta (3 each): alpha wins on lowest position, then bytes.
+    assert_eq!(c.vocab, ["alpha", "<other>"]);
+    let c = PositionalCounts::from_table(&t, &params(Mode::Condition, 1, None)).unwrap();
+    assert_eq!(c.vocab, ["alpha", "zeta", "beta"]);
+    let e = PositionalCounts::from_table(&t, &params(Mode::Pad, 1, None)).unwrap_err().to_string();
+    assert!(e.contains("pad mode needs a table counted in pad mode"), "{e}");
+    assert_eq!(t.counted_mode(), Mode::Condition);
+}
