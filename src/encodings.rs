@@ -18,17 +18,12 @@
 //! fixed formulas cost none; a table costs n·d with d the model dimension; the low-rank
 //! form costs r(n+d) (the paper's low-rank result).
 //!
-//! SMACOF (unit weights): X ← (1/n)·B(X)·X with B_ij = −D_ij/δ_ij (i ≠ j, δ_ij > 0, else 0)
-//! and B_ii = −Σ_{j≠i} B_ij; it stops when the relative decrease of Σ(δ−D)² falls below
-//! 1e-9, the stress reaches 0, or after `smacof_max_iter` (500) iterations. Each iteration
-//! costs two n×n×d products; it only iterates when PMDS is not already exact (d < r_τ, or
-//! a non-Euclidean metric).
+//! `smacof` is built by [`crate::smacof`] (its iteration and stopping rule are documented there).
 
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
 use crate::metric::DistanceMatrix;
 pub use crate::points::Points;
-use faer::Mat;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use serde::{Deserialize, Serialize};
@@ -194,71 +189,6 @@ pub fn random(n: usize, d: usize, sigma: f64, seed: u64) -> Result<Points> {
     Ok(Points { n, dim: d, data: (0..n * d).map(|_| normal.sample(&mut rng)).collect() })
 }
 
-/// Raw stress numerator Σ_{i<j} (δ_ij − D_ij)².
-fn raw_sum(delta: &DistanceMatrix, target: &DistanceMatrix) -> f64 {
-    let n = target.n();
-    let mut s = 0.0;
-    for i in 0..n {
-        for j in i + 1..n {
-            let e = delta.get(i, j) - target.get(i, j);
-            s += e * e;
-        }
-    }
-    s
-}
-
-/// SMACOF from a start configuration; returns the configuration and the iterations run.
-/// `progress` receives the fraction of `max_iter` done.
-pub fn smacof(
-    start: &Points,
-    target: &DistanceMatrix,
-    max_iter: usize,
-    tol: f64,
-    progress: &mut dyn FnMut(f64),
-) -> (Points, usize) {
-    let (n, dim) = (start.n, start.dim);
-    let mut x = start.clone();
-    if dim == 0 || n < 2 {
-        return (x, 0);
-    }
-    let mut delta = x.distances();
-    let mut stress = raw_sum(&delta, target);
-    let floor = 1e-24 * target.upper().iter().map(|v| v * v).sum::<f64>();
-    let mut it = 0;
-    while it < max_iter && stress > floor {
-        let b = Mat::from_fn(n, n, |i, j| {
-            if i == j {
-                0.0
-            } else {
-                let dl = delta.get(i, j);
-                if dl > 0.0 {
-                    -target.get(i, j) / dl
-                } else {
-                    0.0
-                }
-            }
-        });
-        let mut b = b;
-        for i in 0..n {
-            let s: f64 = (0..n).map(|j| b[(i, j)]).sum();
-            b[(i, i)] = -s;
-        }
-        let xm = Mat::from_fn(n, dim, |i, k| x.data[i * dim + k]);
-        let next = &b * &xm;
-        x = Points::from_fn(n, dim, |i, k| next[(i, k)] / n as f64);
-        delta = x.distances();
-        let new_stress = raw_sum(&delta, target);
-        it += 1;
-        progress(it as f64 / max_iter as f64);
-        let change = (stress - new_stress) / stress;
-        stress = new_stress;
-        if change.abs() < tol {
-            break;
-        }
-    }
-    (x, it)
-}
-
 /// What the corpus-derived encodings (`pmds`, `pmds_r`, `smacof`) are built from.
 #[derive(Debug, Clone, Copy)]
 pub struct CorpusGeometry<'a> {
@@ -292,7 +222,8 @@ pub fn build(
         EncodingKind::PmdsR => (spectrum.coordinates(rank), (rank * (n + params.d)) as u64, 0),
         EncodingKind::Smacof => {
             let start = spectrum.coordinates(pmds_dim);
-            let (p, it) = smacof(&start, target, params.smacof_max_iter, 1e-9, progress);
+            let (p, it) =
+                crate::smacof::smacof(&start, target, params.smacof_max_iter, crate::smacof::SMACOF_REL_TOL, progress);
             (p, table, it)
         }
         EncodingKind::Learned => return Err(PosgeoError::BadMatrix("use `learned` with a supplied matrix".into())),
@@ -366,16 +297,5 @@ mod tests {
     fn random_is_seeded() {
         assert_eq!(random(3, 4, 0.02, 7).unwrap(), random(3, 4, 0.02, 7).unwrap());
         assert_ne!(random(3, 4, 0.02, 7).unwrap(), random(3, 4, 0.02, 8).unwrap());
-    }
-
-    #[test]
-    fn smacof_never_increases_raw_stress() {
-        // A non-Euclidean target: SMACOF from a poor 1-D start must improve it.
-        let target = DistanceMatrix::from_fn(5, |i, j| 1.0 + ((i * 7 + j * 3) % 5) as f64 * 0.1);
-        let start = alibi(5, 0.3);
-        let before = raw_sum(&start.distances(), &target);
-        let (x, it) = smacof(&start, &target, 500, 1e-12, &mut |_| {});
-        let after = raw_sum(&x.distances(), &target);
-        assert!(it > 0 && after < before, "{after} !< {before}");
     }
 }

@@ -33,6 +33,7 @@ pub mod points;
 pub mod preset;
 pub mod procrustes;
 pub mod report;
+pub mod smacof;
 pub mod stress;
 pub mod synth;
 pub mod tables;

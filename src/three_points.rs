@@ -17,11 +17,11 @@
 //! [`crate::stress::stress`], [`crate::encodings::smacof`]), so the lecture's numbers are the
 //! engine's, not typed in.
 
-use crate::encodings::smacof;
 use crate::error::Result;
 use crate::mds::double_centre;
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
+use crate::smacof::smacof;
 use crate::stress::stress;
 
 /// The example's numbers.

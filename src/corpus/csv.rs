@@ -1,29 +1,68 @@
 //! CSV/TSV input: one sequence per record from a chosen column (the `csv` crate), after a
 //! scan that names the line of a quote that never closes.
 
-use super::{decode, Corpus};
 use crate::error::{PosgeoError, Result};
 
-/// The line where a quoted CSV/TSV field opens and never closes, if one does (RFC 4180: a
-/// quote opens a field only at its start; `""` inside is an escaped quote).
-fn unclosed_quote(bytes: &[u8], delimiter: u8) -> Option<usize> {
-    let (mut line, mut at_start, mut open_at) = (1usize, true, None);
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match open_at {
-            Some(_) if b == b'"' && bytes.get(i + 1) == Some(&b'"') => i += 1,
-            Some(_) if b == b'"' => open_at = None,
-            None if b == b'"' && at_start => open_at = Some(line),
-            _ => {}
-        }
-        if b == b'\n' {
-            line += 1;
-        }
-        at_start = open_at.is_none() && (b == delimiter || b == b'\n' || b == b'\r');
-        i += 1;
+/// Follows RFC 4180 quoting over bytes fed in pieces, to name the line where a quoted
+/// field opens and never closes (a quote opens a field only at its start; `""` inside is an
+/// escaped quote).
+#[derive(Debug, Clone)]
+pub(super) struct QuoteScan {
+    delimiter: u8,
+    line: usize,
+    at_start: bool,
+    open_at: Option<usize>,
+    /// Inside a quoted field, a quote was just seen: escaped (`""`) or closing.
+    pending: bool,
+}
+
+impl QuoteScan {
+    pub(super) fn new(delimiter: u8) -> Self {
+        QuoteScan { delimiter, line: 1, at_start: true, open_at: None, pending: false }
     }
-    open_at
+
+    pub(super) fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.pending {
+                self.pending = false;
+                if b == b'"' {
+                    continue; // an escaped quote: the field stays open
+                }
+                self.open_at = None;
+            }
+            match self.open_at {
+                Some(_) if b == b'"' => {
+                    self.pending = true;
+                    self.at_start = false;
+                    continue;
+                }
+                None if b == b'"' && self.at_start => self.open_at = Some(self.line),
+                _ => {}
+            }
+            if b == b'\n' {
+                self.line += 1;
+            }
+            self.at_start = self.open_at.is_none() && (b == self.delimiter || b == b'\n' || b == b'\r');
+        }
+    }
+
+    /// The line of a quoted field still open at the end of the input.
+    pub(super) fn unclosed(&self) -> Option<usize> {
+        if self.pending {
+            None
+        } else {
+            self.open_at
+        }
+    }
+}
+
+#[cfg(test)]
+fn unclosed_quote(bytes: &[u8], delimiter: u8) -> Option<usize> {
+    let mut q = QuoteScan::new(delimiter);
+    for piece in bytes.chunks(3) {
+        q.feed(piece);
+    }
+    q.unclosed()
 }
 
 /// The header names of a CSV/TSV file (first record), for a column picker.
@@ -37,23 +76,8 @@ pub fn csv_headers(bytes: &[u8], delimiter: u8) -> Result<Vec<String>> {
     }
 }
 
-pub(super) fn read_csv(
-    bytes: &[u8],
-    delimiter: u8,
-    column: Option<&str>,
-    has_header: bool,
-    lossy: bool,
-) -> Result<Corpus> {
-    if let Some(line) = unclosed_quote(bytes, delimiter) {
-        return Err(PosgeoError::UnclosedQuote { line });
-    }
-    let mut rdr = csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(bytes);
-    let mut records = rdr.byte_records();
-    let mut corpus = Corpus::default();
-    let first = match records.next() {
-        Some(r) => r.map_err(|e| PosgeoError::Csv(e.to_string()))?,
-        None => return Err(PosgeoError::EmptyInput),
-    };
+/// The column to read, from the first record (the header row, or the first data row).
+pub(super) fn column_index(first: &csv::ByteRecord, column: Option<&str>, has_header: bool) -> Result<usize> {
     let names: Vec<String> = first.iter().map(|f| String::from_utf8_lossy(f).into_owned()).collect();
     let available = || {
         if has_header {
@@ -62,41 +86,23 @@ pub(super) fn read_csv(
             format!("0..{} (no header row)", names.len())
         }
     };
-    let index = match column {
-        None if names.len() == 1 => 0,
-        None => return Err(PosgeoError::MissingColumn { column: "(none chosen)".into(), available: available() }),
+    match column {
+        None if names.len() == 1 => Ok(0),
+        None => Err(PosgeoError::MissingColumn { column: "(none chosen)".into(), available: available() }),
         Some(c) => {
             let by_name = if has_header { names.iter().position(|n| n == c) } else { None };
             match by_name.or_else(|| c.parse::<usize>().ok().filter(|&i| i < names.len())) {
-                Some(i) => i,
-                None => return Err(PosgeoError::MissingColumn { column: c.into(), available: available() }),
+                Some(i) => Ok(i),
+                None => Err(PosgeoError::MissingColumn { column: c.into(), available: available() }),
             }
         }
-    };
-    let push = |rec: &csv::ByteRecord, corpus: &mut Corpus| -> Result<()> {
-        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
-        let raw = rec.get(index).unwrap_or(b"");
-        if let Some(text) = decode(line, raw, lossy, &mut corpus.skipped_lines)? {
-            if !text.is_empty() {
-                corpus.sequences.push(text.to_string());
-            }
-        }
-        Ok(())
-    };
-    if !has_header {
-        push(&first, &mut corpus)?;
     }
-    for rec in records {
-        let rec = rec.map_err(|e| PosgeoError::Csv(e.to_string()))?;
-        push(&rec, &mut corpus)?;
-    }
-    Ok(corpus)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::InputFormat;
+    use crate::corpus::{Corpus, InputFormat};
 
     #[test]
     fn an_unclosed_quote_names_the_line_it_opens_on() {

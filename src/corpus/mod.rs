@@ -16,10 +16,11 @@ mod gzip;
 pub mod model;
 pub mod tokenize;
 
+mod stream;
+
 pub use self::csv::csv_headers;
-use self::csv::read_csv;
-use gzip::gunzip;
 pub use gzip::{gunzip as gunzip_within_budget, is_gzip};
+pub use stream::SequenceStream;
 
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
@@ -135,45 +136,24 @@ impl Corpus {
         Corpus::from_sequences(text.split('\n').map(strip_cr).filter(|l| !l.is_empty()))
     }
 
-    /// Reads a corpus from raw bytes (gzip is detected and decompressed).
+    /// Reads a corpus from raw bytes (gzip is detected and decompressed): the
+    /// [`SequenceStream`] collected, within the memory budget.
     pub fn read(bytes: &[u8], format: &InputFormat, lossy: bool) -> Result<Self> {
-        let decompressed;
-        let bytes = if is_gzip(bytes) {
-            decompressed = gunzip(bytes)?;
-            &decompressed[..]
-        } else {
-            bytes
-        };
-        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-            return Err(PosgeoError::EmptyInput);
+        let mut stream = SequenceStream::new(bytes, format, lossy)?;
+        let mut corpus = Corpus::default();
+        let mut size = 0u64;
+        while let Some(batch) = stream.next_batch(1 << 22)? {
+            size += batch.iter().map(|s| s.len() as u64 + 24).sum::<u64>();
+            crate::limits::check("the corpus held in memory", size)?;
+            corpus.sequences.extend(batch);
         }
-        let corpus = match format {
-            InputFormat::Text => read_text(bytes, lossy)?,
-            InputFormat::Csv { delimiter, column, has_header } => {
-                read_csv(bytes, *delimiter, column.as_deref(), *has_header, lossy)?
-            }
-            InputFormat::Jsonl { field } => read_jsonl(bytes, field, lossy)?,
-        };
-        if corpus.sequences.is_empty() {
-            let why = if corpus.skipped_lines > 0 {
-                format!("all {} line(s) were skipped as invalid UTF-8", corpus.skipped_lines)
-            } else {
-                "every record is empty".to_string()
-            };
-            return Err(PosgeoError::NoSequences(why));
-        }
+        corpus.skipped_lines = stream.skipped_lines;
         Ok(corpus)
     }
 }
 
 fn strip_cr(line: &str) -> &str {
     line.strip_suffix('\r').unwrap_or(line)
-}
-
-/// Splits bytes into lines (without `\n`), numbering them from 1.
-fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    let trimmed = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    trimmed.split(|&b| b == b'\n').enumerate().map(|(i, l)| (i + 1, l))
 }
 
 /// Decodes one line, or returns `None` (lossy) / an error naming the line.
@@ -188,44 +168,21 @@ fn decode<'a>(line_no: usize, raw: &'a [u8], lossy: bool, skipped: &mut usize) -
     }
 }
 
-fn read_text(bytes: &[u8], lossy: bool) -> Result<Corpus> {
-    let mut corpus = Corpus::default();
-    for (no, raw) in lines(bytes) {
-        if let Some(line) = decode(no, raw, lossy, &mut corpus.skipped_lines)? {
-            if !line.is_empty() {
-                corpus.sequences.push(line.to_string());
-            }
-        }
+/// The sequence of one JSON Lines line (`None` for a blank line or an empty text).
+fn jsonl_sequence(no: usize, line: &str, field: &str) -> Result<Option<String>> {
+    if line.trim().is_empty() {
+        return Ok(None);
     }
-    Ok(corpus)
-}
-
-fn read_jsonl(bytes: &[u8], field: &str, lossy: bool) -> Result<Corpus> {
-    let mut corpus = Corpus::default();
-    for (no, raw) in lines(bytes) {
-        let Some(line) = decode(no, raw, lossy, &mut corpus.skipped_lines)? else { continue };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| PosgeoError::BadRecord { line: no, message: format!("not valid JSON ({e})") })?;
-        let text = match value.get(field) {
-            Some(serde_json::Value::String(s)) => s,
-            Some(other) => {
-                return Err(PosgeoError::BadRecord {
-                    line: no,
-                    message: format!("field {field:?} is not a string but {}", json_kind(other)),
-                })
-            }
-            None => {
-                return Err(PosgeoError::BadRecord { line: no, message: format!("the record has no field {field:?}") })
-            }
-        };
-        if !text.is_empty() {
-            corpus.sequences.push(text.clone());
-        }
+    let value: serde_json::Value = serde_json::from_str(line)
+        .map_err(|e| PosgeoError::BadRecord { line: no, message: format!("not valid JSON ({e})") })?;
+    match value.get(field) {
+        Some(serde_json::Value::String(s)) => Ok(Some(s.clone()).filter(|s| !s.is_empty())),
+        Some(other) => Err(PosgeoError::BadRecord {
+            line: no,
+            message: format!("field {field:?} is not a string but {}", json_kind(other)),
+        }),
+        None => Err(PosgeoError::BadRecord { line: no, message: format!("the record has no field {field:?}") }),
     }
-    Ok(corpus)
 }
 
 fn json_kind(v: &serde_json::Value) -> &'static str {

@@ -130,9 +130,7 @@ fn read_csv(bytes: &[u8]) -> Result<CountsTable> {
         if text.is_empty() && what == "first" {
             return Ok(None);
         }
-        text.parse::<u64>()
-            .map(Some)
-            .map_err(|_| bad(line, format!("{what} {text:?} is not a whole number ≥ 0")))
+        text.parse::<u64>().map(Some).map_err(|_| bad(line, format!("{what} {text:?} is not a whole number ≥ 0")))
     };
     let mut b = Builder::default();
     for rec in rdr.byte_records() {

@@ -153,7 +153,8 @@ impl CountsTable {
                 continue;
             }
             let mine = std::mem::take(&mut self.firsts[g]);
-            self.firsts[g] = record_lows(mine.into_iter().chain(lows.into_iter().map(|(s, p)| (s + offset, p))).collect());
+            self.firsts[g] =
+                record_lows(mine.into_iter().chain(lows.into_iter().map(|(s, p)| (s + offset, p))).collect());
         }
         let mut runs: Vec<(u64, u64)> =
             other.cells.into_iter().map(|(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
@@ -241,9 +242,11 @@ impl CountsTable {
     /// The mode a file's table was counted in, as far as it shows: `pad` when it has `<pad>`
     /// rows and every position has the same N_i.
     pub fn counted_mode(&self) -> Mode {
-        let has_pad = self.types.iter().position(|t| t == PAD).is_some_and(|id| {
-            self.cells.iter().any(|&(k, _)| k as u32 == id as u32)
-        });
+        let has_pad = self
+            .types
+            .iter()
+            .position(|t| t == PAD)
+            .is_some_and(|id| self.cells.iter().any(|&(k, _)| k as u32 == id as u32));
         let s = self.support(self.positions(), None);
         if has_pad && s.windows(2).all(|w| w[0] == w[1]) {
             Mode::Pad

@@ -1,6 +1,7 @@
 //! The **report**: the serialisable summary of an [`Analysis`] (the `posgeo analyze --json`
 //! schema, docs/MATH.md §9), and the text both front-ends show for it — the summary lines,
-//! number formatting and the stress table as CSV — so the CLI and the page say the same.
+//! number formatting and the stress table as CSV (in `text`) — so the CLI and the page say
+//! the same.
 
 use crate::analysis::{Analysis, AnalysisParams};
 use crate::corpus::tokenize::TokenizerKind;
@@ -27,6 +28,9 @@ pub struct EncodingReport {
     /// Procrustes residual ρ against the PMDS coordinates ([`crate::procrustes`]).
     #[serde(default)]
     pub procrustes_residual: Option<f64>,
+    /// SMACOF iterations used (`smacof` only; its stopping rule is in [`crate::smacof`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<usize>,
 }
 
 /// Stress of low-rank PMDS X_r for one r.
@@ -154,6 +158,8 @@ impl Analysis {
                     dim: cmp.encoding.points.dim,
                     parameters: cmp.encoding.parameters,
                     procrustes_residual: Some(cmp.procrustes.residual),
+                    iterations: (cmp.encoding.kind == crate::encodings::EncodingKind::Smacof)
+                        .then_some(cmp.encoding.iterations),
                 },
             );
         }
@@ -204,179 +210,8 @@ impl Analysis {
     }
 }
 
-/// A number as both front-ends show it: four decimals, or three significant digits in
-/// scientific notation below 10⁻³ and from 10⁴ on; "—" when undefined.
-pub fn fmt_number(v: Option<f64>) -> String {
-    v.map_or("—".into(), |x| {
-        if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e4) {
-            format!("{x:.3e}")
-        } else {
-            format!("{x:.4}")
-        }
-    })
-}
-
-/// The columns of the stress table, in order (names as in the JSON report).
-pub const STRESS_COLUMNS: [&str; 9] = [
-    "encoding",
-    "dim",
-    "parameters",
-    "raw_stress",
-    "scaled_stress",
-    "scale",
-    "spearman",
-    "monotonicity_violation_rate",
-    "procrustes_residual",
-];
-
-impl Report {
-    /// "1200 sequences", or what a counts table can say instead.
-    pub fn sequences_text(&self) -> String {
-        match self.sequences {
-            Some(s) => format!("{s} sequences"),
-            None => format!(
-                "sequences unknown from a counts table ({} with a token at position 0)",
-                self.support_all.first().copied().unwrap_or(0)
-            ),
-        }
-    }
-
-    /// The corpus summary, one line each (the page's summary and the CLI's header).
-    pub fn summary_lines(&self) -> Vec<String> {
-        let mut lines = vec![
-            format!(
-                "{}, {} tokens counted at kept positions, vocabulary |V| = {}",
-                self.sequences_text(),
-                self.tokens,
-                self.vocab_size
-            ),
-            format!(
-                "n = {} positions kept (support from {} down to {})",
-                self.n,
-                self.support.first().copied().unwrap_or(0),
-                self.support.last().copied().unwrap_or(0)
-            ),
-            self.dropped_reason.clone().unwrap_or_else(|| "no position dropped".into()),
-            format!(
-                "metric: {}; effective rank r_τ = {}, energy rank r_E = {}, negative mass {}",
-                self.metric,
-                self.effective_rank,
-                self.energy_rank,
-                fmt_number(Some(self.negative_mass))
-            ),
-            format!(
-                "monotonicity violation rate of the corpus metric itself: {}",
-                fmt_number(self.corpus_monotonicity_violation_rate)
-            ),
-        ];
-        if let Some(t) = &self.tokenizer_file {
-            lines.insert(0, format!("tokenizer: {t}"));
-        }
-        if let Some(t) = &self.counts_table {
-            lines.insert(0, format!("counts table: {t} (the text itself was not read)"));
-        }
-        if self.skipped_lines > 0 {
-            lines.push(format!("{} line(s) of invalid UTF-8 skipped", self.skipped_lines));
-        }
-        lines
-    }
-
-    /// One line that answers "which encoding fits this corpus?": the fixed (parameter-free)
-    /// encodings ranked by scale-optimal stress σ*, e.g. "On this corpus sinusoidal fits best
-    /// among the fixed encodings (σ* = 0.0490); rope 0.0530, alibi 0.1020".
-    pub fn verdict(&self) -> String {
-        let mut fixed: Vec<(&str, f64)> = ["sinusoidal", "rope", "alibi"]
-            .iter()
-            .filter_map(|&n| self.encodings.get(n).map(|e| (n, e.scaled_stress)))
-            .collect();
-        fixed.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let Some(&(best, s)) = fixed.first() else { return String::new() };
-        let rest: Vec<String> = fixed[1..].iter().map(|(n, v)| format!("{n} {}", fmt_number(Some(*v)))).collect();
-        let mut line = format!(
-            "On this corpus {best} fits best among the fixed encodings (σ* = {}); {}",
-            fmt_number(Some(s)),
-            rest.join(", ")
-        );
-        let learned: Vec<String> = self
-            .encoding_order
-            .iter()
-            .filter(|n| n.starts_with("learned"))
-            .filter_map(|n| self.encodings.get(n).map(|e| (n, e.scaled_stress)))
-            .map(|(n, s)| match n.strip_prefix("learned:") {
-                Some(name) => format!("{name} {}", fmt_number(Some(s))),
-                None => fmt_number(Some(s)),
-            })
-            .collect();
-        match learned.len() {
-            0 => {}
-            1 if self.encodings.contains_key("learned") => {
-                line.push_str(&format!("; the learned table {}", learned[0]))
-            }
-            _ => line.push_str(&format!("; learned tables: {}", learned.join(", "))),
-        }
-        line
-    }
-
-    /// One encoding's numeric cells, in [`STRESS_COLUMNS`] order after `encoding`, `dim`
-    /// and `parameters` (`None` where undefined).
-    pub fn stress_cells(&self, name: &str) -> Option<[(&'static str, Option<f64>); 6]> {
-        let e = self.encodings.get(name)?;
-        Some([
-            ("raw_stress", Some(e.raw_stress)),
-            ("scaled_stress", Some(e.scaled_stress)),
-            ("scale", Some(e.scale)),
-            ("spearman", e.spearman),
-            ("monotonicity_violation_rate", e.monotonicity_violation_rate),
-            ("procrustes_residual", e.procrustes_residual),
-        ])
-    }
-
-    /// The stress table as CSV (full precision; empty cells where undefined).
-    pub fn stress_csv(&self) -> String {
-        let mut s = STRESS_COLUMNS.join(",") + "\n";
-        for name in &self.encoding_order {
-            let (Some(e), Some(cells)) = (self.encodings.get(name), self.stress_cells(name)) else { continue };
-            let nums: Vec<String> = cells.iter().map(|(_, v)| v.map_or(String::new(), |x| format!("{x:?}"))).collect();
-            s.push_str(&format!("{name},{},{},{}\n", e.dim, e.parameters, nums.join(",")));
-        }
-        s
-    }
-
-    /// The stress table as aligned text (the CLI's output).
-    pub fn stress_text(&self) -> String {
-        let mut s = format!(
-            "{:<11} {:>5} {:>11} {:>10} {:>10} {:>10} {:>9} {:>12} {:>10}\n",
-            "encoding", "dim", "parameters", "raw σ", "scaled σ*", "scale a*", "spearman", "monotonicity", "procrustes"
-        );
-        for name in &self.encoding_order {
-            let Some(e) = self.encodings.get(name) else { continue };
-            s.push_str(&format!(
-                "{:<11} {:>5} {:>11} {:>10.6} {:>10.6} {:>10.4} {:>9} {:>12} {:>10}\n",
-                name,
-                e.dim,
-                e.parameters,
-                e.raw_stress,
-                e.scaled_stress,
-                e.scale,
-                fmt_number(e.spearman),
-                fmt_number(e.monotonicity_violation_rate),
-                fmt_number(e.procrustes_residual)
-            ));
-        }
-        s
-    }
-}
-
-/// Rows of numbers as CSV, full precision (`{:?}` round-trips every f64).
-pub fn csv_rows<'a>(rows: impl IntoIterator<Item = &'a [f64]>) -> String {
-    let mut s = String::new();
-    for r in rows {
-        let cells: Vec<String> = r.iter().map(|v| format!("{v:?}")).collect();
-        s.push_str(&cells.join(","));
-        s.push('\n');
-    }
-    s
-}
+mod text;
+pub use text::{csv_rows, fmt_number, STRESS_COLUMNS};
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,196 @@
+//! Streaming input: a reader (a file, standard input, a browser `Blob`) → batches of
+//! sequences, decompressing gzip on the way, so memory grows with one batch and not with the
+//! text. [`Corpus::read`](super::Corpus::read) is this stream collected.
+//!
+//! The rules are those of the module above (text lines, CSV/TSV records, JSON Lines
+//! fields; invalid UTF-8 an error naming the line unless `lossy`).
+
+use super::csv::{column_index, QuoteScan};
+use super::{decode, is_gzip, jsonl_sequence, InputFormat};
+use crate::error::{PosgeoError, Result};
+use std::io::{BufRead, BufReader, Read};
+
+/// Decompressed bytes on their way to the parser: counts them, notes whether any is not
+/// whitespace, follows CSV quoting, and turns a damaged gzip stream into a message.
+struct Scan<'r> {
+    inner: Box<dyn Read + 'r>,
+    gzip: bool,
+    out: u64,
+    content: bool,
+    quotes: Option<QuoteScan>,
+    error: Option<PosgeoError>,
+}
+
+impl Read for Scan<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = match self.inner.read(buf) {
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(e),
+            Err(e) => {
+                let what = if self.gzip { "the gzip stream is damaged" } else { "the input could not be read" };
+                self.error = Some(PosgeoError::NoSequences(format!(
+                    "{what} after {} of output ({e})",
+                    crate::limits::human(self.out)
+                )));
+                return Err(e);
+            }
+        };
+        let bytes = &buf[..k];
+        self.out += k as u64;
+        self.content = self.content || bytes.iter().any(|b| !b.is_ascii_whitespace());
+        if let Some(q) = self.quotes.as_mut() {
+            q.feed(bytes);
+        }
+        Ok(k)
+    }
+}
+
+enum Source<'r> {
+    Lines { reader: BufReader<Scan<'r>>, jsonl: Option<String>, line: usize, buf: Vec<u8> },
+    Csv { reader: csv::Reader<Scan<'r>>, column: Option<String>, has_header: bool, index: Option<usize> },
+}
+
+/// Sequences read batch by batch.
+pub struct SequenceStream<'r> {
+    source: Source<'r>,
+    lossy: bool,
+    /// Lines skipped as invalid UTF-8 so far.
+    pub skipped_lines: usize,
+    /// Sequences returned so far.
+    pub sequences: u64,
+    done: bool,
+}
+
+fn io_error(scan: &mut Scan<'_>, e: std::io::Error) -> PosgeoError {
+    scan.error.take().unwrap_or_else(|| PosgeoError::NoSequences(format!("the input could not be read ({e})")))
+}
+
+impl<'r> SequenceStream<'r> {
+    /// A stream over `reader` (gzip detected from its first bytes).
+    pub fn new(reader: impl Read + 'r, format: &InputFormat, lossy: bool) -> Result<Self> {
+        let mut buffered = BufReader::with_capacity(1 << 16, reader);
+        let head =
+            buffered.fill_buf().map_err(|e| PosgeoError::NoSequences(format!("the input could not be read ({e})")))?;
+        let gzip = is_gzip(head);
+        let inner: Box<dyn Read + 'r> =
+            if gzip { Box::new(flate2::read::MultiGzDecoder::new(buffered)) } else { Box::new(buffered) };
+        let quotes = match format {
+            InputFormat::Csv { delimiter, .. } => Some(QuoteScan::new(*delimiter)),
+            _ => None,
+        };
+        let scan = Scan { inner, gzip, out: 0, content: false, quotes, error: None };
+        let source = match format {
+            InputFormat::Text => Source::Lines { reader: BufReader::new(scan), jsonl: None, line: 0, buf: Vec::new() },
+            InputFormat::Jsonl { field } => {
+                Source::Lines { reader: BufReader::new(scan), jsonl: Some(field.clone()), line: 0, buf: Vec::new() }
+            }
+            InputFormat::Csv { delimiter, column, has_header } => Source::Csv {
+                reader: csv::ReaderBuilder::new()
+                    .delimiter(*delimiter)
+                    .has_headers(false)
+                    .flexible(true)
+                    .from_reader(scan),
+                column: column.clone(),
+                has_header: *has_header,
+                index: None,
+            },
+        };
+        Ok(SequenceStream { source, lossy, skipped_lines: 0, sequences: 0, done: false })
+    }
+
+    /// The next sequences, about `bytes` of text (at least one sequence), or `None` at the end.
+    pub fn next_batch(&mut self, bytes: usize) -> Result<Option<Vec<String>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        let mut size = 0usize;
+        while size < bytes.max(1) {
+            let Some(seq) = self.next_sequence()? else {
+                self.done = true;
+                self.finish()?;
+                break;
+            };
+            size += seq.len() + 1;
+            self.sequences += 1;
+            out.push(seq);
+        }
+        Ok(if out.is_empty() { None } else { Some(out) })
+    }
+
+    /// The checks at the end of the input: something was there, quotes closed, a sequence read.
+    fn finish(&mut self) -> Result<()> {
+        let scan = match &mut self.source {
+            Source::Lines { reader, .. } => reader.get_mut(),
+            Source::Csv { reader, .. } => reader.get_mut(),
+        };
+        if !scan.content {
+            return Err(PosgeoError::EmptyInput);
+        }
+        if let Some(line) = scan.quotes.as_ref().and_then(QuoteScan::unclosed) {
+            return Err(PosgeoError::UnclosedQuote { line });
+        }
+        if self.sequences == 0 {
+            let why = if self.skipped_lines > 0 {
+                format!("all {} line(s) were skipped as invalid UTF-8", self.skipped_lines)
+            } else {
+                "every record is empty".to_string()
+            };
+            return Err(PosgeoError::NoSequences(why));
+        }
+        Ok(())
+    }
+
+    fn next_sequence(&mut self) -> Result<Option<String>> {
+        let lossy = self.lossy;
+        let skipped = &mut self.skipped_lines;
+        match &mut self.source {
+            Source::Lines { reader, jsonl, line, buf } => loop {
+                buf.clear();
+                match reader.read_until(b'\n', buf) {
+                    Ok(0) => return Ok(None),
+                    Ok(_) => {}
+                    Err(e) => return Err(io_error(reader.get_mut(), e)),
+                }
+                *line += 1;
+                let raw = buf.strip_suffix(b"\n").unwrap_or(buf);
+                let Some(text) = decode(*line, raw, lossy, skipped)? else { continue };
+                let seq = match jsonl {
+                    Some(field) => jsonl_sequence(*line, text, field)?,
+                    None => Some(text.to_string()).filter(|t| !t.is_empty()),
+                };
+                if let Some(s) = seq {
+                    return Ok(Some(s));
+                }
+            },
+            Source::Csv { reader, column, has_header, index } => loop {
+                let mut rec = csv::ByteRecord::new();
+                match reader.read_byte_record(&mut rec) {
+                    Ok(false) => return Ok(None),
+                    Ok(true) => {}
+                    Err(e) => {
+                        let scan = reader.get_mut();
+                        return Err(scan.error.take().unwrap_or_else(|| PosgeoError::Csv(e.to_string())));
+                    }
+                }
+                let col = match *index {
+                    Some(c) => c,
+                    None => {
+                        let c = column_index(&rec, column.as_deref(), *has_header)?;
+                        *index = Some(c);
+                        if *has_header {
+                            continue;
+                        }
+                        c
+                    }
+                };
+                let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+                if let Some(text) = decode(line, rec.get(col).unwrap_or(b""), lossy, skipped)? {
+                    if !text.is_empty() {
+                        return Ok(Some(text.to_string()));
+                    }
+                }
+            },
+        }
+    }
+}
