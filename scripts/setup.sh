@@ -40,9 +40,15 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ];
   log "installing npm devDependencies (binaryen, playwright-core)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
-if ! .venv/bin/python -c "import tokenizers" 2>/dev/null; then
-  log "creating .venv with the Python packages of the tests (tests/requirements.txt)"
-  python3 -m venv .venv
+if ! command -v java >/dev/null; then
+  log "installing a Java runtime for Spark (Debian's default-jre-headless)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq default-jre-headless >/dev/null
+fi
+if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark" 2>/dev/null; then
+  log "creating .venv with the Python packages of the tests (tests/requirements.txt; pyspark is ~300 MB)"
+  [ -x .venv/bin/pip ] || python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
 fi
 log "ready"

@@ -37,6 +37,9 @@ pub enum PosgeoError {
     /// A user-supplied matrix (learned encoding) of the wrong shape or content.
     #[error("learned encoding: {0}")]
     BadMatrix(String),
+    /// A counts table that cannot be read (docs/MATH.md §2b).
+    #[error("counts table: {0}")]
+    BadTable(String),
     /// Something would not fit in memory (declared sizes checked before allocating).
     #[error("too large: {0}")]
     TooLarge(String),

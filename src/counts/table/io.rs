@@ -75,7 +75,7 @@ impl Builder {
             *f = record_lows(std::mem::take(f));
         }
         if t.cells.is_empty() {
-            return Err(PosgeoError::NoSequences("the counts table has no rows with a count above 0".into()));
+            return Err(PosgeoError::BadTable("it has no rows with a count above 0".into()));
         }
         Ok(self.table)
     }
@@ -149,7 +149,8 @@ fn read_csv(bytes: &[u8]) -> Result<CountsTable> {
 fn read_parquet(bytes: &[u8]) -> Result<CountsTable> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
-    let err = |e: parquet::errors::ParquetError| PosgeoError::Csv(format!("not a readable Parquet file: {e}"));
+    let err = |e: parquet::errors::ParquetError| PosgeoError::BadTable(format!("not a readable Parquet file: {e}"));
+    let bad = |row: u64, m: String| PosgeoError::BadTable(format!("row {row}: {m}"));
     let reader = SerializedFileReader::new(bytes::Bytes::copy_from_slice(bytes)).map_err(err)?;
     let names: Vec<String> =
         reader.metadata().file_metadata().schema_descr().columns().iter().map(|c| c.name().to_string()).collect();
@@ -163,6 +164,15 @@ fn read_parquet(bytes: &[u8]) -> Result<CountsTable> {
         Field::UShort(v) => Some(*v as u64),
         Field::UInt(v) => Some(*v as u64),
         Field::ULong(v) => Some(*v),
+        // DuckDB writes sums as DOUBLE or DECIMAL(38,0) unless cast: whole values only.
+        Field::Double(v) if *v >= 0.0 && v.fract() == 0.0 && *v < 9.0e15 => Some(*v as u64),
+        Field::Decimal(d) if d.scale() == 0 && d.data().len() <= 16 => {
+            let bytes = d.data();
+            let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+            let mut buf = [if negative { 0xff } else { 0 }; 16];
+            buf[16 - bytes.len()..].copy_from_slice(bytes);
+            u64::try_from(i128::from_be_bytes(buf)).ok()
+        }
         _ => None,
     };
     let mut b = Builder::default();
@@ -172,16 +182,16 @@ fn read_parquet(bytes: &[u8]) -> Result<CountsTable> {
         let fields: Vec<&Field> = row.get_column_iter().map(|(_, f)| f).collect();
         let get = |c: Option<usize>| c.and_then(|c| fields.get(c).copied());
         let whole = |c: Option<usize>, what: &str| {
-            get(c).and_then(int).ok_or_else(|| bad(line, format!("row {line}: {what} is not a whole number ≥ 0")))
+            get(c).and_then(int).ok_or_else(|| bad(line, format!("{what} is not a whole number ≥ 0")))
         };
         let token = match get(tok_col) {
             Some(Field::Str(s)) => s.as_str(),
-            Some(Field::Bytes(b)) => b.as_utf8().map_err(|_| bad(line, "the token is not valid UTF-8"))?,
-            _ => return Err(bad(line, format!("row {line}: the token is not text"))),
+            Some(Field::Bytes(b)) => b.as_utf8().map_err(|_| bad(line, "the token is not valid UTF-8".into()))?,
+            _ => return Err(bad(line, "the token is not text".into())),
         };
         let first = match get(first_col) {
             None | Some(Field::Null) => None,
-            Some(f) => Some(int(f).ok_or_else(|| bad(line, "first is not a whole number ≥ 0"))?),
+            Some(f) => Some(int(f).ok_or_else(|| bad(line, "first is not a whole number ≥ 0".into()))?),
         };
         b.add(whole(pos_col, "position")?, token, whole(count_col, "count")?, first).map_err(|m| bad(line, m))?;
     }
