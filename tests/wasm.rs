@@ -70,7 +70,7 @@ fn worker_protocol_runs_and_reports_progress() {
     .unwrap();
     assert!(progress >= 5);
     assert_eq!(payload.report.n, 20);
-    assert_eq!(payload.report.sequences, 1533);
+    assert_eq!(payload.report.sequences, Some(1533));
 }
 
 #[wasm_bindgen_test]

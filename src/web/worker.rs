@@ -1,12 +1,53 @@
 //! The Web Worker's side (wasm32 only): receives a [`Request`] with its bytes, runs
 //! [`protocol::run`] and posts [`Response`]s back as JSON strings — except `Done`, posted as
 //! `{ json, header, matrix, coords, shepard }` with its bulky numbers in transferred typed
-//! arrays ([`protocol::Bulk`]).
+//! arrays ([`protocol::Bulk`]). An uploaded corpus arrives as its `File` and is read here in
+//! slices ([`BlobReader`], `FileReaderSync`), so the text never has to fit in memory.
 
 use super::protocol::{self, Request, Response};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+/// A `Blob` read as a stream: 4 MB slices through `FileReaderSync` (workers only).
+pub struct BlobReader {
+    blob: web_sys::Blob,
+    reader: web_sys::FileReaderSync,
+    pos: f64,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl BlobReader {
+    /// A reader over `blob` from its start.
+    pub fn new(blob: web_sys::Blob) -> Option<Self> {
+        let reader = web_sys::FileReaderSync::new().ok()?;
+        Some(BlobReader { blob, reader, pos: 0.0, chunk: Vec::new(), at: 0 })
+    }
+}
+
+impl std::io::Read for BlobReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        const SLICE: f64 = 4.0 * 1024.0 * 1024.0;
+        if self.at == self.chunk.len() {
+            let size = self.blob.size();
+            if self.pos >= size {
+                return Ok(0);
+            }
+            let end = (self.pos + SLICE).min(size);
+            let other = |what: &str| std::io::Error::other(format!("the browser could not read the file ({what})"));
+            let slice = self.blob.slice_with_f64_and_f64(self.pos, end).map_err(|_| other("slice"))?;
+            let buffer = self.reader.read_as_array_buffer(&slice).map_err(|_| other("read"))?;
+            self.chunk = js_sys::Uint8Array::new(&buffer).to_vec();
+            self.at = 0;
+            self.pos = end;
+        }
+        let k = buf.len().min(self.chunk.len() - self.at);
+        buf[..k].copy_from_slice(&self.chunk[self.at..self.at + k]);
+        self.at += k;
+        Ok(k)
+    }
+}
 
 fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
     if let Ok(s) = serde_json::to_string(r) {
@@ -44,7 +85,16 @@ pub fn start() {
         if bytes.starts_with(b"#posgeo:trap") {
             core::arch::wasm32::unreachable();
         }
-        let files = protocol::Files { corpus: &bytes, learned: &learned, tokenizer: &tokenizer };
+        let file = js_sys::Reflect::get(&data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
+        let corpus_size = file.as_ref().map_or(0.0, |f| f.size()) as u64;
+        let stream = file.and_then(BlobReader::new).map(|r| Box::new(r) as Box<dyn std::io::Read>);
+        let files = protocol::Files {
+            corpus: &bytes,
+            corpus_stream: stream,
+            corpus_size,
+            learned: &learned,
+            tokenizer: &tokenizer,
+        };
         let result = session.run(&req, files, &mut |r| post(&s2, &r));
         drop((bytes, learned, tokenizer));
         match result {

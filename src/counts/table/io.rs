@@ -81,6 +81,33 @@ impl Builder {
     }
 }
 
+/// Whether a file's first bytes are a counts table's: Parquet (it is read as a table), or a
+/// header row (gzip allowed) with the columns `position`, `token` and `count`.
+pub fn looks_like_table(head: &[u8]) -> bool {
+    if head.starts_with(b"PAR1") {
+        return true;
+    }
+    let mut text = Vec::new();
+    let head = if crate::corpus::is_gzip(head) {
+        use std::io::Read;
+        let mut dec = flate2::read::MultiGzDecoder::new(head);
+        let mut chunk = [0u8; 4096];
+        while let Ok(k) = dec.read(&mut chunk) {
+            if k == 0 || text.len() > 4096 {
+                break;
+            }
+            text.extend_from_slice(&chunk[..k]);
+        }
+        &text[..]
+    } else {
+        head
+    };
+    let line = head.split(|&b| b == b'\n').next().unwrap_or(b"");
+    let line = String::from_utf8_lossy(line).to_lowercase();
+    let fields: Vec<&str> = line.split([',', '\t']).map(|f| f.trim().trim_matches('"')).collect();
+    ["position", "token", "count"].iter().all(|c| fields.contains(c))
+}
+
 /// Reads a counts table from a file's bytes: Parquet (magic `PAR1`), else CSV or TSV,
 /// gzip-compressed or not.
 pub fn read_table_bytes(bytes: &[u8]) -> Result<CountsTable> {

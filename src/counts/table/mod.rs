@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 mod io;
-pub use io::{read_table_bytes, write_csv, TableFormat};
+pub use io::{looks_like_table, read_table_bytes, write_csv, TableFormat};
 
 /// What only a count of the text knows (absent from tables read from files): the number of
 /// sequences, their lengths (for `<pad>`) and the lines skipped as invalid UTF-8.

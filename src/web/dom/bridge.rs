@@ -69,10 +69,10 @@ fn bulk_of(data: &JsValue) -> Bulk {
     }
 }
 
-/// Posts a job: `{ request, bytes, learned_bytes, tokenizer_bytes }` (see `web::protocol`).
+/// Posts a job: `{ request, bytes | file, learned_bytes, tokenizer_bytes }` (see `web::protocol`).
 pub fn post(job: &Job) {
     let Some((worker, corpus, learned, tokenizer)) = runtime::with(|rt| {
-        (rt.worker.clone(), rt.corpus.bytes.clone(), rt.learned.bytes.clone(), rt.tokenizer.bytes.clone())
+        (rt.worker.clone(), rt.corpus.file.clone(), rt.learned.bytes.clone(), rt.tokenizer.bytes.clone())
     }) else {
         return;
     };
@@ -80,13 +80,15 @@ pub fn post(job: &Job) {
     let msg = js_sys::Object::new();
     let json = serde_json::to_string(&job.request).unwrap_or_default();
     js_sys::Reflect::set(&msg, &"request".into(), &JsValue::from_str(&json)).ok();
-    let bytes = match &job.corpus {
-        CorpusData::None => None,
-        CorpusData::Text(t) => Some(js_sys::Uint8Array::from(t.as_bytes())),
-        CorpusData::File => corpus,
-    };
-    if let Some(b) = bytes {
-        js_sys::Reflect::set(&msg, &"bytes".into(), &b).ok();
+    match (&job.corpus, corpus) {
+        (CorpusData::Text(t), _) => {
+            js_sys::Reflect::set(&msg, &"bytes".into(), &js_sys::Uint8Array::from(t.as_bytes())).ok();
+        }
+        // The file itself: the worker reads it in slices (structured clone copies no data).
+        (CorpusData::File, Some(file)) => {
+            js_sys::Reflect::set(&msg, &"file".into(), &file).ok();
+        }
+        _ => {}
     }
     if let (true, Some(b)) = (job.learned, learned) {
         js_sys::Reflect::set(&msg, &"learned_bytes".into(), &b).ok();

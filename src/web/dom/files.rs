@@ -26,13 +26,22 @@ pub fn read(slot: Slot) {
     let Some(Some(file)) = runtime::with(|rt| rt.file(slot).pending.take()) else { return };
     let name = file.name();
     wasm_bindgen_futures::spawn_local(async move {
-        let Ok(buf) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
+        // A corpus is streamed by the worker: the page reads only its head.
+        let blob: web_sys::Blob = match slot {
+            Slot::Corpus => file.slice_with_f64_and_f64(0.0, HEAD_BYTES as f64).unwrap_or_else(|_| file.clone().into()),
+            _ => file.clone().into(),
+        };
+        let Ok(buf) = wasm_bindgen_futures::JsFuture::from(blob.array_buffer()).await else {
             return runtime::dispatch(Msg::FileUnreadable { slot, name });
         };
         let arr = js_sys::Uint8Array::new(&buf);
-        let size = f64::from(arr.length());
+        let size = file.size();
         let Some(els) = runtime::els() else { return };
         let detail = match slot {
+            Slot::Corpus if crate::counts::looks_like_table(&arr.to_vec()) => {
+                els.file_column.set_text_content(None);
+                "a counts table (position, token, count): analysed as the corpus it was counted from".to_string()
+            }
             Slot::Corpus => {
                 fill_columns(&els, &name, &arr);
                 String::new()
@@ -40,7 +49,11 @@ pub fn read(slot: Slot) {
             Slot::Learned => fill_tensors(&els, &arr),
             Slot::Tokenizer => String::new(),
         };
-        runtime::with(|rt| rt.file(slot).bytes = Some(arr));
+        runtime::with(|rt| {
+            let data = rt.file(slot);
+            data.bytes = Some(arr);
+            data.file = (slot == Slot::Corpus).then_some(file);
+        });
         runtime::dispatch(Msg::FileLoaded { slot, name, size, detail });
     });
 }
@@ -105,7 +118,7 @@ fn add_option(select: &HtmlSelectElement, value: &str, label: &str, selected: bo
     select.append_child(&o).ok();
 }
 
-/// The first [`HEAD_BYTES`] of the (decompressed) file.
+/// The first [`HEAD_BYTES`] of the (decompressed) file (a gzip head decompresses partly).
 fn head(arr: &js_sys::Uint8Array) -> Vec<u8> {
     let raw = arr.subarray(0, arr.length().min(HEAD_BYTES as u32)).to_vec();
     if !is_gzip(&raw) {

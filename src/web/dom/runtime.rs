@@ -15,8 +15,11 @@ use web_sys::{Element, Worker};
 pub struct FileData {
     /// Chosen, not yet read.
     pub pending: Option<web_sys::File>,
-    /// Read.
+    /// Read (for the corpus: only its first bytes, for the column picker; the worker streams
+    /// the file itself).
     pub bytes: Option<js_sys::Uint8Array>,
+    /// The corpus file, sent to the worker as it is (the worker reads it in slices).
+    pub file: Option<web_sys::File>,
 }
 
 /// Everything the page holds.

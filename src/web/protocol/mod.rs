@@ -14,7 +14,7 @@
 //! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
-use crate::analysis::{analyze, Analysis, AnalysisParams, Progress, Stage};
+use crate::analysis::{analyze_table, Analysis, AnalysisParams, Progress, Stage};
 use crate::corpus::model::ModelTokenizer;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::corpus::{Corpus, InputFormat};
@@ -237,10 +237,14 @@ pub fn error_response(id: u32, e: &PosgeoError) -> Response {
 }
 
 /// The bytes that travel with a request.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Default)]
 pub struct Files<'a> {
-    /// The pasted text or the uploaded corpus file.
+    /// The pasted text (or an uploaded file's bytes when it is not streamed).
     pub corpus: &'a [u8],
+    /// The uploaded corpus file, read as a stream (in the browser, slices of the `File`).
+    pub corpus_stream: Option<Box<dyn std::io::Read + 'a>>,
+    /// The streamed file's size in bytes (for progress).
+    pub corpus_size: u64,
     /// The learned table the request names.
     pub learned: &'a [u8],
     /// The `tokenizer.json` the request names.
@@ -250,7 +254,7 @@ pub struct Files<'a> {
 /// Runs a request to completion; `post` receives every message except the final one.
 /// `learned` holds the bytes of the table the request names (ignored when it names none).
 pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Response)) -> Result<Payload> {
-    Session::default().run(req, Files { corpus: bytes, learned, tokenizer: &[] }, post)
+    Session::default().run(req, Files { corpus: bytes, learned, ..Files::default() }, post)
 }
 
 /// What the worker keeps between requests: its last analysis and learned table, so that a
@@ -302,44 +306,31 @@ impl Session {
     }
 }
 
-/// Reads the corpus and the learned table, then the whole pipeline.
+/// Reads the corpus (or counts table) and the learned table, then the whole pipeline.
 fn full_run(
     req: &Request,
     files: Files<'_>,
     post: &mut dyn FnMut(Response),
 ) -> Result<(Analysis, Vec<(String, Table)>)> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
-    let corpus = corpus_of(&req.source, files.corpus)?;
     let mut params = req.params.clone();
     if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
         params.model = Some(ModelTokenizer::from_bytes(name, files.tokenizer)?);
     }
+    params.validate()?;
     // Messages name the file ("learned encoding: t.csv: line 1: …").
     let table = match &req.learned {
         Some(t) => crate::tables::read_named(files.learned, &t.name, &t.tensors)?,
         None => Vec::new(),
     };
-    // Tokens of the longest sequence, approximated by whitespace-separated words (chars for
-    // the chars tokenizer): cheap next to tokenizing, and enough to size the job.
-    let chars = req.params.tokenizer == TokenizerKind::Chars;
-    let longest = corpus
-        .sequences
-        .iter()
-        .map(|s| if chars { s.chars().count() } else { s.split_whitespace().count() })
-        .max()
-        .unwrap_or(0)
-        + usize::from(req.params.bos);
-    let max_positions = req.params.max_len.min(longest.max(1));
-    post(Response::Estimate {
-        id: req.id,
-        sequences: corpus.sequences.len(),
-        max_positions,
-        memory_bytes: crate::limits::working_memory(max_positions, req.params.encodings.d),
-    });
-    let analysis = analyze(&corpus, &params, &table, &mut throttled(req.id, post))?;
+    let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;
+    post(input::estimate(req.id, &counted, &params));
+    let mut analysis = analyze_table(&counted.table, counted.examples, &params, &table, &mut throttled(req.id, post))?;
+    analysis.counts_table = counted.table_name;
     Ok((analysis, table))
 }
 
+mod input;
 mod payload;
 pub use payload::block_means;
 use payload::payload_of;

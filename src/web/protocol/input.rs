@@ -1,0 +1,107 @@
+//! The worker's input stage: the request's corpus → its counts table. An uploaded file is
+//! read as a stream (a counts table is recognised by its first bytes and read as one); pasted
+//! text, Genesis and the synthetic corpus are counted from memory.
+
+use super::{corpus_of, Files, Request, Response, Source};
+use crate::analysis::{AnalysisParams, Progress, Stage, EXAMPLE_SEQUENCES};
+use crate::corpus::SequenceStream;
+use crate::counts::{count_stream, count_table, looks_like_table, read_table_bytes, CountsTable, Mode};
+use crate::error::{PosgeoError, Result};
+use std::cell::Cell;
+use std::io::Read;
+use std::rc::Rc;
+
+/// Bytes of a file read to recognise a counts table.
+const HEAD_BYTES: u64 = 1 << 16;
+
+/// What was counted: the table, the first sequences' tokens, and the table file's name when
+/// the upload was a counts table.
+pub(super) struct Counted {
+    pub(super) table: CountsTable,
+    pub(super) examples: Vec<Vec<String>>,
+    pub(super) table_name: Option<String>,
+}
+
+/// Counts bytes read (for progress).
+struct Tally<R> {
+    inner: R,
+    read: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Tally<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        self.read.set(self.read.get() + k as u64);
+        Ok(k)
+    }
+}
+
+fn io(e: std::io::Error) -> PosgeoError {
+    PosgeoError::NoSequences(format!("the file could not be read ({e})"))
+}
+
+/// The counts of the request's corpus under `params` (a counts table counted in pad mode
+/// switches `params` to pad mode: its `<pad>` rows are padding, not tokens).
+pub(super) fn count(
+    req: &Request,
+    files: Files<'_>,
+    params: &mut AnalysisParams,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Counted> {
+    let name = match &req.source {
+        Source::Bytes { name, .. } => Some(name.clone()),
+        _ => None,
+    };
+    let as_table = |table: CountsTable, params: &mut AnalysisParams| {
+        if table.counted_mode() == Mode::Pad {
+            params.mode = Mode::Pad;
+        }
+        Ok(Counted { table, examples: Vec::new(), table_name: name.clone() })
+    };
+    if let (Source::Bytes { format, lossy, .. }, Some(reader)) = (&req.source, files.corpus_stream) {
+        let read = Rc::new(Cell::new(0u64));
+        let mut reader = Tally { inner: reader, read: read.clone() };
+        let mut head = Vec::new();
+        (&mut reader).take(HEAD_BYTES).read_to_end(&mut head).map_err(io)?;
+        if looks_like_table(&head) {
+            reader.read_to_end(&mut head).map_err(io)?;
+            return as_table(read_table_bytes(&head)?, params);
+        }
+        let size = files.corpus_size.max(1) as f64;
+        let mut stream = SequenceStream::new(std::io::Cursor::new(head).chain(reader), format, *lossy)?;
+        let tokenizer = params.tokenizer();
+        let s = count_stream(&mut stream, &tokenizer, params.max_len, EXAMPLE_SEQUENCES, &mut || {
+            progress(Progress { stage: Stage::Counting, fraction: (read.get() as f64 / size).min(1.0) })
+        })?;
+        return Ok(Counted { examples: params.examples(&s.first), table: s.table, table_name: None });
+    }
+    if matches!(req.source, Source::Bytes { .. }) && looks_like_table(files.corpus) {
+        return as_table(read_table_bytes(files.corpus)?, params);
+    }
+    let corpus = corpus_of(&req.source, files.corpus)?;
+    let mut cancelled = false;
+    let mut table = count_table(&corpus.sequences, &params.tokenizer(), params.max_len, &mut |f| {
+        cancelled |= !progress(Progress { stage: Stage::Counting, fraction: f });
+    });
+    if cancelled {
+        return Err(PosgeoError::Cancelled);
+    }
+    if let Some(t) = table.text.as_mut() {
+        t.skipped_lines = corpus.skipped_lines as u64;
+    }
+    Ok(Counted { examples: params.examples(&corpus.sequences), table, table_name: None })
+}
+
+/// The size of the job, once counted: sequences (N_0 for a table that cannot tell),
+/// positions at most, and the numeric stages' memory.
+pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Response {
+    let t = &c.table;
+    let sequences = t.text.as_ref().map_or_else(|| t.support(1, None).first().copied().unwrap_or(0), |x| x.sequences);
+    let max_positions = params.max_len.min(t.longest(params.mode).max(1));
+    Response::Estimate {
+        id,
+        sequences: sequences as usize,
+        max_positions,
+        memory_bytes: crate::limits::working_memory(max_positions, params.encodings.d),
+    }
+}

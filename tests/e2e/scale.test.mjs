@@ -1,0 +1,69 @@
+// End-to-end tests of issue "Scale": counts tables uploaded to the page, and large uploads read
+// by the worker as a stream (slices of the File), each checked against the native CLI.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { serve, launch, settle, table, cli, assertSameNumbers, BIN } from './harness.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let server, url, browser;
+
+before(async () => {
+  ({ server, url } = await serve(path.join(ROOT, 'dist')));
+  browser = await launch();
+});
+after(async () => { await browser?.close(); server?.close(); });
+
+async function open() {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(url);
+  assert.equal(await settle(page), 'done');
+  return page;
+}
+
+async function upload(page, file) {
+  const base = path.basename(file);
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction((b) => document.querySelector('#file-info').textContent.includes(b), base);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', await page.$eval('#error', (e) => e.textContent));
+}
+
+const WORDS = ['the', 'cat', 'Dog', 'sat', 'on', 'a', 'mat', 'ran', '"quoted",', 'naïve', '东京', 'far', 'away'];
+const corpus = (lines, seed) => Array.from({ length: lines }, (_, k) => {
+  const len = 3 + ((k * 7 + seed) % 17);
+  return Array.from({ length: len }, (_, i) => WORDS[(k * 3 + i * i + seed * i) % WORDS.length]).join(' ');
+}).join('\n') + '\n';
+
+test('a counts table uploaded as the corpus gives the numbers of the corpus it was counted from', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-scale-'));
+  const text = path.join(dir, 'corpus.txt');
+  fs.writeFileSync(text, corpus(400, 3));
+  const counts = path.join(dir, 'counts.csv.gz');
+  execFileSync(BIN, ['count', text, '--mode', 'pad', '--max-len', '24', '-o', counts]);
+  const page = await open();
+  await page.fill('#opt-max_len', '24');
+  await upload(page, counts);
+  const want = cli(['--mode', 'pad', '--max-len', '24'], fs.readFileSync(text));
+  assertSameNumbers(await table(page), want);
+  const summary = await page.textContent('#summary');
+  assert.match(summary, /counts table: counts\.csv\.gz/);
+  assert.match(summary, new RegExp(`${want.sequences} sequences`));
+  await page.close();
+});
+
+test('a large gzip upload is streamed by the worker and equals the CLI', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-scale-'));
+  const big = corpus(120000, 5); // about 8 MB of text: several 4 MB slices and batches
+  const gz = path.join(dir, 'big.txt.gz');
+  fs.writeFileSync(gz, zlib.gzipSync(big));
+  const page = await open();
+  await upload(page, gz);
+  assertSameNumbers(await table(page), cli([], Buffer.from(big)));
+  await page.close();
+});
+
