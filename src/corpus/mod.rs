@@ -16,10 +16,12 @@ mod gzip;
 pub mod model;
 pub mod tokenize;
 
+mod slice;
 mod stream;
 
 pub use self::csv::csv_headers;
 pub use gzip::{gunzip as gunzip_within_budget, is_gzip};
+pub use slice::LineRange;
 pub use stream::SequenceStream;
 
 use crate::error::{PosgeoError, Result};

@@ -6,7 +6,8 @@
 //!   exports, over the worker's payload).
 //! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
-//!   `worker` is the Web Worker's message loop.
+//!   `worker` is the Web Worker's message loop, `helpers` the workers that count parts of a large
+//!   upload for it.
 
 pub mod app;
 pub mod protocol;
@@ -15,5 +16,7 @@ pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod dom;
+#[cfg(target_arch = "wasm32")]
+pub mod helpers;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -5,6 +5,8 @@
 //! slices ([`BlobReader`], `FileReaderSync`), so the text never has to fit in memory.
 
 use super::protocol::{self, Request, Response};
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -55,24 +57,90 @@ fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
     }
 }
 
+/// Posts a run's result: `Done` with its bulky numbers transferred, or the error.
+fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: crate::error::Result<protocol::Payload>) {
+    match result {
+        Ok(mut payload) => {
+            // The bulky numbers travel as transferred typed arrays, not as JSON text.
+            let bulk = payload.take_bulk();
+            let json = serde_json::to_string(&Response::Done { id, payload: Box::new(payload) }).unwrap_or_default();
+            let header = serde_json::to_string(&bulk.header).unwrap_or_default();
+            let matrix = js_sys::Float64Array::from(&bulk.matrix[..]);
+            let coords = js_sys::Float64Array::from(&bulk.coords[..]);
+            let shepard = js_sys::Float32Array::from(&bulk.shepard[..]);
+            let msg = js_sys::Object::new();
+            for (key, value) in [
+                ("json", JsValue::from_str(&json)),
+                ("header", JsValue::from_str(&header)),
+                ("matrix", matrix.clone().into()),
+                ("coords", coords.clone().into()),
+                ("shepard", shepard.clone().into()),
+            ] {
+                js_sys::Reflect::set(&msg, &key.into(), &value).ok();
+            }
+            let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
+            scope.post_message_with_transfer(&msg, &transfer).ok();
+        }
+        Err(e) => post(scope, &protocol::error_response(id, &e)),
+    }
+}
+
+/// The bytes of `key` in a message (empty when absent).
+fn bytes_of(data: &JsValue, key: &str) -> Vec<u8> {
+    js_sys::Reflect::get(data, &key.into())
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+        .map(|a| a.to_vec())
+        .unwrap_or_default()
+}
+
+/// Runs a request whose upload several helper workers count ([`super::helpers`]); if they
+/// cannot, this worker reads the file itself.
+async fn run_with_helpers(
+    scope: DedicatedWorkerGlobalScope,
+    session: Rc<RefCell<protocol::Session>>,
+    req: Request,
+    file: web_sys::Blob,
+    k: usize,
+    (learned, tokenizer): (Vec<u8>, Vec<u8>),
+) {
+    let id = req.id;
+    let counted = super::helpers::count(&req, &file, &tokenizer, k, &mut |f| {
+        post(&scope, &Response::Progress { id, stage: crate::analysis::Stage::Counting, fraction: f });
+    })
+    .await;
+    let stream = match counted {
+        Some(_) => None,
+        None => BlobReader::new(file.clone()).map(|r| Box::new(r) as Box<dyn std::io::Read>),
+    };
+    let files = protocol::Files {
+        corpus_stream: stream,
+        corpus_size: file.size() as u64,
+        precounted: counted.map(|s| (s, k)),
+        learned: &learned,
+        tokenizer: &tokenizer,
+        ..protocol::Files::default()
+    };
+    let result = session.borrow_mut().run(&req, files, &mut |r| post(&scope, &r));
+    finish(&scope, id, result);
+}
+
 /// Installs the message handler and announces `Ready`.
 pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let s2 = scope.clone();
     // The analysis kept between requests, for live parameters.
-    let mut session = protocol::Session::default();
+    let session = Rc::new(RefCell::new(protocol::Session::default()));
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
+        // A helper's job: count a part of a file ([`super::helpers`]).
+        if super::helpers::serve(&s2, &data) {
+            return;
+        }
         let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());
-        let bytes_of = |key: &str| {
-            js_sys::Reflect::get(&data, &key.into())
-                .ok()
-                .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-                .map(|a| a.to_vec())
-                .unwrap_or_default()
-        };
-        let (bytes, learned, tokenizer) = (bytes_of("bytes"), bytes_of("learned_bytes"), bytes_of("tokenizer_bytes"));
+        let (bytes, learned, tokenizer) =
+            (bytes_of(&data, "bytes"), bytes_of(&data, "learned_bytes"), bytes_of(&data, "tokenizer_bytes"));
         let req: Request = match request.as_deref().map(serde_json::from_str) {
             Some(Ok(r)) => r,
             _ => {
@@ -86,6 +154,14 @@ pub fn start() {
             core::arch::wasm32::unreachable();
         }
         let file = js_sys::Reflect::get(&data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
+        if let Some(f) = file.as_ref() {
+            let k = super::helpers::helpers_for(&req, f);
+            if k > 1 {
+                let job = run_with_helpers(s2.clone(), session.clone(), req, f.clone(), k, (learned, tokenizer));
+                wasm_bindgen_futures::spawn_local(job);
+                return;
+            }
+        }
         let corpus_size = file.as_ref().map_or(0.0, |f| f.size()) as u64;
         let stream = file.and_then(BlobReader::new).map(|r| Box::new(r) as Box<dyn std::io::Read>);
         let files = protocol::Files {
@@ -94,34 +170,10 @@ pub fn start() {
             corpus_size,
             learned: &learned,
             tokenizer: &tokenizer,
+            ..protocol::Files::default()
         };
-        let result = session.run(&req, files, &mut |r| post(&s2, &r));
-        drop((bytes, learned, tokenizer));
-        match result {
-            Ok(mut payload) => {
-                // The bulky numbers travel as transferred typed arrays, not as JSON text.
-                let bulk = payload.take_bulk();
-                let json =
-                    serde_json::to_string(&Response::Done { id, payload: Box::new(payload) }).unwrap_or_default();
-                let header = serde_json::to_string(&bulk.header).unwrap_or_default();
-                let matrix = js_sys::Float64Array::from(&bulk.matrix[..]);
-                let coords = js_sys::Float64Array::from(&bulk.coords[..]);
-                let shepard = js_sys::Float32Array::from(&bulk.shepard[..]);
-                let msg = js_sys::Object::new();
-                for (key, value) in [
-                    ("json", JsValue::from_str(&json)),
-                    ("header", JsValue::from_str(&header)),
-                    ("matrix", matrix.clone().into()),
-                    ("coords", coords.clone().into()),
-                    ("shepard", shepard.clone().into()),
-                ] {
-                    js_sys::Reflect::set(&msg, &key.into(), &value).ok();
-                }
-                let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
-                s2.post_message_with_transfer(&msg, &transfer).ok();
-            }
-            Err(e) => post(&s2, &protocol::error_response(id, &e)),
-        }
+        let result = session.borrow_mut().run(&req, files, &mut |r| post(&s2, &r));
+        finish(&s2, id, result);
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();

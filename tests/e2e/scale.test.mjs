@@ -67,3 +67,22 @@ test('a large gzip upload is streamed by the worker and equals the CLI', async (
   await page.close();
 });
 
+
+test('a large text upload is counted by several workers and equals the CLI', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-scale-'));
+  const big = corpus(400000, 7); // about 21 MB: above the page's threshold for several workers
+  const file = path.join(dir, 'big.txt');
+  fs.writeFileSync(file, big);
+  const page = await open();
+  await upload(page, file);
+  assertSameNumbers(await table(page), cli([], Buffer.from(big)));
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const estimate = await page.textContent('#estimate');
+  if (cores > 1) assert.match(estimate, new RegExp(`counted by ${Math.min(cores, 4)} workers`), estimate);
+  // A second run reuses the helpers and still equals the CLI (here in pad mode).
+  await page.selectOption('#opt-mode', 'pad');
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', await page.$eval('#error', (e) => e.textContent));
+  assertSameNumbers(await table(page), cli(['--mode', 'pad'], Buffer.from(big)));
+  await page.close();
+});

@@ -100,6 +100,25 @@ pub(crate) struct Pads {
 }
 
 impl CountsTable {
+    /// An empty table of a count of text (no sequence yet).
+    pub fn empty_text(max_len: usize) -> Self {
+        CountsTable {
+            text: Some(TextTally { lengths: vec![0; max_len + 1], ..TextTally::default() }),
+            ..Self::default()
+        }
+    }
+
+    /// A compact binary form (postcard), to pass a table between Web Workers.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    /// Reads [`CountsTable::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> crate::error::Result<Self> {
+        postcard::from_bytes(bytes)
+            .map_err(|e| crate::error::PosgeoError::BadTable(format!("a worker's counts could not be read ({e})")))
+    }
+
     /// One past the largest position in the table.
     pub fn positions(&self) -> usize {
         self.cells.last().map_or(0, |&(k, _)| (k >> 32) as usize + 1)

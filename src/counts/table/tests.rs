@@ -108,3 +108,13 @@ fn without_first_keys_types_order_by_position_then_bytes() {
     assert!(e.contains("pad mode needs a table counted in pad mode"), "{e}");
     assert_eq!(t.counted_mode(), Mode::Condition);
 }
+
+#[test]
+fn the_binary_form_round_trips() {
+    let t = count_table(&TEXT, &whitespace(), 16, &mut |_| {});
+    assert_eq!(CountsTable::from_bytes(&t.to_bytes()).unwrap(), t);
+    let mut e = CountsTable::empty_text(16);
+    e.append(t.clone());
+    assert_eq!(e, t, "appending to an empty count gives the table");
+    assert!(CountsTable::from_bytes(b"\xff\xff").is_err());
+}

@@ -17,6 +17,8 @@ const HEAD_BYTES: u64 = 1 << 16;
 /// What was counted: the table, the first sequences' tokens, and the table file's name when
 /// the upload was a counts table.
 pub(super) struct Counted {
+    /// Workers that counted (1 unless several counted parts of the file).
+    pub(super) workers: usize,
     pub(super) table: CountsTable,
     pub(super) examples: Vec<Vec<String>>,
     pub(super) table_name: Option<String>,
@@ -48,6 +50,9 @@ pub(super) fn count(
     params: &mut AnalysisParams,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Counted> {
+    if let Some((s, workers)) = files.precounted {
+        return Ok(Counted { workers, examples: params.examples(&s.first), table: s.table, table_name: None });
+    }
     let name = match &req.source {
         Source::Bytes { name, .. } => Some(name.clone()),
         _ => None,
@@ -56,7 +61,7 @@ pub(super) fn count(
         if table.counted_mode() == Mode::Pad {
             params.mode = Mode::Pad;
         }
-        Ok(Counted { table, examples: Vec::new(), table_name: name.clone() })
+        Ok(Counted { workers: 1, table, examples: Vec::new(), table_name: name.clone() })
     };
     if let (Source::Bytes { format, lossy, .. }, Some(reader)) = (&req.source, files.corpus_stream) {
         let read = Rc::new(Cell::new(0u64));
@@ -73,7 +78,7 @@ pub(super) fn count(
         let s = count_stream(&mut stream, &tokenizer, params.max_len, EXAMPLE_SEQUENCES, &mut || {
             progress(Progress { stage: Stage::Counting, fraction: (read.get() as f64 / size).min(1.0) })
         })?;
-        return Ok(Counted { examples: params.examples(&s.first), table: s.table, table_name: None });
+        return Ok(Counted { workers: 1, examples: params.examples(&s.first), table: s.table, table_name: None });
     }
     if matches!(req.source, Source::Bytes { .. }) && looks_like_table(files.corpus) {
         return as_table(read_table_bytes(files.corpus)?, params);
@@ -89,7 +94,7 @@ pub(super) fn count(
     if let Some(t) = table.text.as_mut() {
         t.skipped_lines = corpus.skipped_lines as u64;
     }
-    Ok(Counted { examples: params.examples(&corpus.sequences), table, table_name: None })
+    Ok(Counted { workers: 1, examples: params.examples(&corpus.sequences), table, table_name: None })
 }
 
 /// The size of the job, once counted: sequences (N_0 for a table that cannot tell),
@@ -103,5 +108,6 @@ pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Respons
         sequences: sequences as usize,
         max_positions,
         memory_bytes: crate::limits::working_memory(max_positions, params.encodings.d),
+        workers: c.workers,
     }
 }

@@ -107,6 +107,9 @@ pub enum Response {
         max_positions: usize,
         /// Approximate peak memory of the numeric stages, bytes.
         memory_bytes: u64,
+        /// Web Workers that counted the corpus (several for a large text file).
+        #[serde(default = "one")]
+        workers: usize,
     },
     /// The finished analysis.
     Done {
@@ -219,6 +222,10 @@ impl Payload {
     }
 }
 
+fn one() -> usize {
+    1
+}
+
 /// Pairs sampled for each Shepard diagram.
 pub const SHEPARD_SAMPLES: usize = 4000;
 
@@ -245,6 +252,9 @@ pub struct Files<'a> {
     pub corpus_stream: Option<Box<dyn std::io::Read + 'a>>,
     /// The streamed file's size in bytes (for progress).
     pub corpus_size: u64,
+    /// The corpus already counted (by several workers, each a part of the file) and how many
+    /// workers counted it.
+    pub precounted: Option<(crate::counts::Streamed, usize)>,
     /// The learned table the request names.
     pub learned: &'a [u8],
     /// The `tokenizer.json` the request names.

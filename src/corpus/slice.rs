@@ -1,0 +1,119 @@
+//! A byte range of a line-based file (text, JSON Lines) cut at line boundaries, so that
+//! several readers can each count a part of one file: the part [start, end) holds the lines
+//! that *start* in it. A reader positioned at max(start − 1, 0) skips through the first `\n`
+//! (unless start is 0) and stops after the first `\n` at or after end − 1, so consecutive
+//! parts hold every line exactly once, in order.
+
+use std::io::Read;
+
+/// The lines starting in [start, end) of a file, from a reader positioned at
+/// [`LineRange::read_from`]`(start)`.
+pub struct LineRange<R> {
+    inner: R,
+    /// Absolute position of the next byte `inner` gives.
+    pos: u64,
+    end: u64,
+    /// Still skipping the partial line before `start`.
+    skipping: bool,
+    /// The next byte starts a line.
+    line_start: bool,
+    done: bool,
+}
+
+impl<R: Read> LineRange<R> {
+    /// Where the reader given to [`LineRange::new`] must start: one byte before `start`
+    /// (to see whether a line starts exactly at `start`).
+    pub fn read_from(start: u64) -> u64 {
+        start.saturating_sub(1)
+    }
+
+    /// The lines starting in [start, end), reading `inner` from [`LineRange::read_from`].
+    pub fn new(inner: R, start: u64, end: u64) -> Self {
+        LineRange { inner, pos: Self::read_from(start), end, skipping: start > 0, line_start: true, done: start >= end }
+    }
+}
+
+impl<R: Read> Read for LineRange<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            if self.done || buf.is_empty() {
+                return Ok(0);
+            }
+            let k = self.inner.read(buf)?;
+            if k == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+            let mut out = 0;
+            for i in 0..k {
+                let (b, p) = (buf[i], self.pos);
+                self.pos += 1;
+                if self.skipping {
+                    self.skipping = b != b'\n';
+                    continue;
+                }
+                if self.line_start && p >= self.end {
+                    self.done = true; // the next line starts in the next range
+                    break;
+                }
+                buf[out] = b;
+                out += 1;
+                self.line_start = b == b'\n';
+            }
+            if out > 0 {
+                return Ok(out);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `text` as the parts cut at `cuts` and joins them.
+    fn parts(text: &[u8], cuts: &[u64]) -> Vec<Vec<u8>> {
+        let mut bounds = vec![0u64];
+        bounds.extend_from_slice(cuts);
+        bounds.push(text.len() as u64);
+        bounds
+            .windows(2)
+            .map(|w| {
+                let from = LineRange::<&[u8]>::read_from(w[0]) as usize;
+                // A reader that gives 3 bytes at a time, as slices of a file might.
+                let mut r = LineRange::new(Trickle(&text[from..]), w[0], w[1]);
+                let mut out = Vec::new();
+                r.read_to_end(&mut out).unwrap();
+                out
+            })
+            .collect()
+    }
+
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = buf.len().min(3).min(self.0.len());
+            buf[..k].copy_from_slice(&self.0[..k]);
+            self.0 = &self.0[k..];
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn parts_hold_every_line_once_in_order() {
+        let text = b"alpha beta\n\ngamma\r\nd\nepsilon zeta eta\nlast line without newline";
+        for a in 0..text.len() as u64 {
+            for b in a..=text.len() as u64 {
+                let p = parts(text, &[a, b]);
+                assert_eq!(p.concat(), text.to_vec(), "cuts {a} {b}: {p:?}");
+                for (k, part) in p.iter().enumerate() {
+                    // Every non-final part ends a line; every part after the first starts one.
+                    if !part.is_empty() && k + 1 < p.len() && p[k + 1..].iter().any(|q| !q.is_empty()) {
+                        assert_eq!(part.last(), Some(&b'\n'), "cuts {a} {b}: part {k}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Several Web Workers counting one file (wasm32 only). For a large uncompressed text or
+//! JSON Lines upload, the worker that runs the job (the *coordinator*) starts helper workers
+//! (the same script; `navigator.hardwareConcurrency` of them, at most [`MAX_HELPERS`]), gives
+//! each a byte range of the `File` cut at line boundaries ([`crate::corpus::LineRange`]), and
+//! appends their counts tables in file order — the table one worker would count, byte for
+//! byte (each part's first-occurrence keys are shifted by the sequences before it). No
+//! SharedArrayBuffer: the `File` is structured-cloned (no data copied) and each helper reads its
+//! range in slices. Any helper failure falls back to one worker, whose messages name the line.
+
+use super::protocol::Request;
+use super::worker::BlobReader;
+use crate::analysis::{AnalysisParams, EXAMPLE_SEQUENCES};
+use crate::corpus::{is_gzip, InputFormat, LineRange, SequenceStream};
+use crate::counts::{count_stream, looks_like_table, CountsTable, Streamed};
+use crate::error::{PosgeoError, Result};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::io::Read;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+/// Files at least this large are counted by several workers.
+pub const PARALLEL_FROM: f64 = 16e6;
+/// At most this many helpers.
+pub const MAX_HELPERS: usize = 4;
+
+/// One helper's job.
+#[derive(Serialize, Deserialize)]
+struct SliceJob {
+    start: u64,
+    end: u64,
+    format: InputFormat,
+    lossy: bool,
+    params: AnalysisParams,
+    tokenizer: Option<String>,
+}
+
+thread_local! {
+    /// Helpers kept between jobs (started once: each loads the wasm module).
+    static POOL: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How many helpers a request's upload gets (0: one worker counts it).
+pub fn helpers_for(req: &Request, file: &Blob) -> usize {
+    let crate::web::protocol::Source::Bytes { format, .. } = &req.source else { return 0 };
+    if matches!(format, InputFormat::Csv { .. }) || file.size() < PARALLEL_FROM || req.reuse_geometry {
+        return 0; // CSV fields may hold newlines; small files are not worth it
+    }
+    let head = BlobReader::new(file.clone()).and_then(|mut r| {
+        let mut h = Vec::new();
+        (&mut r).take(1 << 16).read_to_end(&mut h).ok().map(|_| h)
+    });
+    if head.as_ref().is_none_or(|h| is_gzip(h) || looks_like_table(h)) {
+        return 0;
+    }
+    let cores =
+        js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>().navigator().hardware_concurrency() as usize;
+    cores.clamp(1, MAX_HELPERS)
+}
+
+/// The next message (or error) of `w`, as a future of its data (`null` for an error).
+fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let ok = resolve.clone();
+        let on_msg = Closure::once_into_js(move |e: MessageEvent| {
+            ok.call1(&JsValue::NULL, &e.data()).ok();
+        });
+        let on_err = Closure::once_into_js(move |e: web_sys::ErrorEvent| {
+            e.prevent_default();
+            resolve.call1(&JsValue::NULL, &JsValue::NULL).ok();
+        });
+        w.set_onmessage(Some(on_msg.unchecked_ref()));
+        w.set_onerror(Some(on_err.unchecked_ref()));
+    });
+    wasm_bindgen_futures::JsFuture::from(p)
+}
+
+/// `k` started helpers (from the pool, else new ones, awaited until `Ready`).
+async fn helpers(k: usize) -> Option<Vec<Worker>> {
+    let mut ready: Vec<Worker> = POOL.with(|p| p.borrow_mut().drain(..).collect());
+    let href = js_sys::Reflect::get(&js_sys::global(), &"location".into())
+        .ok()
+        .and_then(|l| js_sys::Reflect::get(&l, &"href".into()).ok())
+        .and_then(|h| h.as_string())?;
+    while ready.len() < k {
+        let opts = WorkerOptions::new();
+        opts.set_type(WorkerType::Module);
+        let w = Worker::new_with_options(&href, &opts).ok()?;
+        let hello = next_message(&w);
+        if hello.await.ok().is_none_or(|v| v.is_null()) {
+            return None;
+        }
+        ready.push(w);
+    }
+    Some(ready)
+}
+
+/// Counts the upload in `k` helpers, or `None` when they could not (the caller counts it).
+/// `progress` receives the fraction of parts done.
+pub async fn count(
+    req: &Request,
+    file: &Blob,
+    tokenizer: &[u8],
+    k: usize,
+    progress: &mut dyn FnMut(f64),
+) -> Option<Streamed> {
+    let workers = helpers(k).await?;
+    let parts = run_parts(req, file, tokenizer, &workers, progress).await;
+    match &parts {
+        Some(_) => POOL.with(|p| p.borrow_mut().extend(workers)),
+        None => workers.iter().for_each(Worker::terminate),
+    }
+    let mut all = CountsTable::empty_text(req.params.max_len);
+    let mut first = Vec::new();
+    for (table, f) in parts? {
+        first.extend(f.into_iter().take(EXAMPLE_SEQUENCES.saturating_sub(first.len())));
+        all.append(table);
+    }
+    // Nothing counted (an empty file, only blank lines): one worker gives the message.
+    all.text.as_ref().is_some_and(|t| t.sequences > 0).then_some(Streamed { table: all, first })
+}
+
+/// Each helper counts its part; their tables and first sequences in file order.
+async fn run_parts(
+    req: &Request,
+    file: &Blob,
+    tokenizer: &[u8],
+    workers: &[Worker],
+    progress: &mut dyn FnMut(f64),
+) -> Option<Vec<(CountsTable, Vec<String>)>> {
+    let crate::web::protocol::Source::Bytes { format, lossy, .. } = &req.source else { return None };
+    let (k, size) = (workers.len(), file.size() as u64);
+    let mut replies = Vec::new();
+    for (i, w) in workers.iter().enumerate() {
+        let job = SliceJob {
+            start: size * i as u64 / k as u64,
+            end: size * (i as u64 + 1) / k as u64,
+            format: format.clone(),
+            lossy: *lossy,
+            params: req.params.clone(),
+            tokenizer: req.tokenizer.clone(),
+        };
+        let msg = js_sys::Object::new();
+        let set = |key: &str, v: &JsValue| js_sys::Reflect::set(&msg, &key.into(), v).ok();
+        set("slice", &JsValue::from_str(&serde_json::to_string(&job).ok()?));
+        set("file", file);
+        set("tokenizer_bytes", &js_sys::Uint8Array::from(tokenizer));
+        replies.push(next_message(w));
+        w.post_message(&msg).ok()?;
+    }
+    let mut parts = Vec::new();
+    for (i, reply) in replies.into_iter().enumerate() {
+        let data = reply.await.ok()?;
+        let table = js_sys::Reflect::get(&data, &"table".into()).ok()?.dyn_into::<js_sys::Uint8Array>().ok()?;
+        let first: Vec<String> =
+            serde_json::from_str(&js_sys::Reflect::get(&data, &"first".into()).ok()?.as_string()?).ok()?;
+        parts.push((CountsTable::from_bytes(&table.to_vec()).ok()?, first));
+        progress((i + 1) as f64 / k as f64);
+    }
+    Some(parts)
+}
+
+/// The helper's side: counts its range and answers `{ table, first }` (or `{ error }`).
+/// Returns false when the message is not a helper job.
+pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    let Some(spec) = js_sys::Reflect::get(data, &"slice".into()).ok().and_then(|v| v.as_string()) else {
+        return false;
+    };
+    let file = js_sys::Reflect::get(data, &"file".into()).ok().and_then(|v| v.dyn_into::<Blob>().ok());
+    let tokenizer = js_sys::Reflect::get(data, &"tokenizer_bytes".into())
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+        .map(|a| a.to_vec())
+        .unwrap_or_default();
+    let msg = js_sys::Object::new();
+    match count_slice(&spec, file, &tokenizer) {
+        Ok(s) => {
+            let table = js_sys::Uint8Array::from(&s.table.to_bytes()[..]);
+            js_sys::Reflect::set(&msg, &"table".into(), &table).ok();
+            let first = serde_json::to_string(&s.first).unwrap_or_default();
+            js_sys::Reflect::set(&msg, &"first".into(), &JsValue::from_str(&first)).ok();
+            scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&table.buffer())).ok();
+        }
+        Err(e) => {
+            js_sys::Reflect::set(&msg, &"error".into(), &JsValue::from_str(&e.to_string())).ok();
+            scope.post_message(&msg).ok();
+        }
+    }
+    true
+}
+
+fn count_slice(spec: &str, file: Option<Blob>, tokenizer: &[u8]) -> Result<Streamed> {
+    let job: SliceJob = serde_json::from_str(spec).map_err(|e| PosgeoError::option("slice", e.to_string()))?;
+    let file = file.ok_or_else(|| PosgeoError::option("slice", "no file"))?;
+    let mut params = job.params;
+    if let Some(name) =
+        job.tokenizer.as_ref().filter(|_| params.tokenizer == crate::corpus::tokenize::TokenizerKind::Model)
+    {
+        params.model = Some(crate::corpus::model::ModelTokenizer::from_bytes(name, tokenizer)?);
+    }
+    let from = LineRange::<&[u8]>::read_from(job.start) as f64;
+    let blob = file.slice_with_f64_and_f64(from, file.size()).map_err(|_| PosgeoError::option("slice", "slice"))?;
+    let reader = BlobReader::new(blob).ok_or_else(|| PosgeoError::option("slice", "no FileReaderSync"))?;
+    let mut stream = SequenceStream::new(LineRange::new(reader, job.start, job.end), &job.format, job.lossy)?;
+    match count_stream(&mut stream, &params.tokenizer(), params.max_len, EXAMPLE_SEQUENCES, &mut || true) {
+        // A part without sequences (blank lines only) counts nothing.
+        Err(PosgeoError::EmptyInput) => {
+            Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })
+        }
+        Err(PosgeoError::NoSequences(m)) if stream.sequences == 0 && !m.contains("could not be read") => {
+            Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })
+        }
+        other => other,
+    }
+}
