@@ -202,3 +202,42 @@ fn several_learned_tables_are_each_their_own_row() {
         "3 --tensor for 2 --learned",
     );
 }
+
+#[test]
+fn counts_tables_count_merge_and_analyse_and_bad_tables_say_why() {
+    let text = corpus();
+    let table = tmp("t.csv", b"");
+    let out = posgeo(&["count", "-", "-o", &table, "--mode", "pad"], text.as_bytes());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(&table).unwrap();
+    assert!(csv.starts_with("position,token,count,first\n"), "{csv}");
+    let direct = json(&posgeo(&["analyze", "-", "--json", "--mode", "pad"], text.as_bytes()));
+    let mut from_table = json(&posgeo(&["analyze", "--counts", &table, "--json"], b""));
+    assert_eq!(from_table["params"]["mode"], "pad", "the table's own mode applies");
+    assert_eq!(from_table["counts_table"], "t.csv");
+    from_table.as_object_mut().unwrap().remove("counts_table");
+    assert_eq!(from_table, direct);
+    let text_out = posgeo(&["analyze", "--counts", &table, "--mode", "condition"], b"");
+    assert!(String::from_utf8_lossy(&text_out.stdout).contains("counts table: t.csv"));
+    let condition = tmp("c.csv", b"");
+    let ragged = format!("{text}one\ntwo words\n");
+    assert!(posgeo(&["count", "-", "-o", &condition], ragged.as_bytes()).status.success());
+    let v = json(&posgeo(&["analyze", "--counts", &condition, "--json"], b""));
+    assert!(v["sequences"].is_null(), "condition mode cannot know the sequences");
+    fails_with(
+        &["analyze", "--counts", &condition, "--mode", "pad"],
+        b"",
+        "pad mode needs a table counted in pad mode",
+    );
+    fails_with(&["analyze", "--counts", &tmp("bad.csv", b"pos,tok,n\n0,a,1\n")], b"", "column \"position\" not found");
+    fails_with(
+        &["analyze", "--counts", &tmp("neg.csv", b"position,token,count\n0,a,-1\n")],
+        b"",
+        "line 2: count \"-1\"",
+    );
+    fails_with(&["analyze", "--counts", "/nonexistent/t.csv"], b"", "cannot read /nonexistent/t.csv");
+    let empty_dir = std::env::temp_dir().join(format!("posgeo-cli-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty_dir).unwrap();
+    fails_with(&["analyze", "--counts", empty_dir.to_str().unwrap()], b"", "holds no table files");
+    fails_with(&["merge", "/nonexistent/a.csv", &table, "-o", "-"], b"", "cannot read /nonexistent/a.csv");
+}

@@ -181,6 +181,12 @@ impl PositionalCounts {
         let cap = table.longest(params.mode).min(params.max_len);
         let support_all = table.support(cap, pads.as_ref());
         params.check_pad(table, &support_all)?;
+        if let Some(i) = support_all.iter().position(|&s| s > table::MAX_COUNT) {
+            return Err(PosgeoError::BadTable(format!(
+                "position {i} counts {} tokens, beyond 2^53, the largest count posgeo computes with exactly",
+                support_all[i]
+            )));
+        }
         let n = support_all.iter().take_while(|&&s| s >= params.min_support as u64).count();
         if n < 2 {
             return Err(PosgeoError::TooFewPositions { n, min_support: params.min_support, max_len: params.max_len });

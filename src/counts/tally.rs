@@ -30,7 +30,7 @@ pub(super) fn merge_sorted(old: Vec<(u64, u64)>, runs: Vec<(u64, u64)>) -> Vec<(
                 b += 1;
             }
             std::cmp::Ordering::Equal => {
-                out.push((old[a].0, old[a].1 + runs[b].1));
+                out.push((old[a].0, old[a].1.saturating_add(runs[b].1)));
                 a += 1;
                 b += 1;
             }

@@ -7,7 +7,9 @@ use crate::error::{PosgeoError, Result};
 use rustc_hash::FxHashMap;
 
 /// The largest position a table may hold (positions index n×n matrices far smaller).
-const MAX_POSITION: u64 = 1 << 24;
+const MAX_POSITION: u64 = 1 << 20;
+/// The largest count (and N_i): counts are used as f64, exact up to 2^53.
+pub(crate) const MAX_COUNT: u64 = 1 << 53;
 
 /// The format a table is written in, from the output's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +46,9 @@ impl Builder {
         if count == 0 {
             return Ok(());
         }
+        if count > MAX_COUNT {
+            return Err(format!("count {count} is beyond 2^53, the largest count posgeo computes with exactly"));
+        }
         let id = match self.index.get(token) {
             Some(&id) => id,
             None => {
@@ -67,7 +72,7 @@ impl Builder {
         t.cells.dedup_by(|b, a| {
             let same = a.0 == b.0;
             if same {
-                a.1 += b.1;
+                a.1 = a.1.saturating_add(b.1);
             }
             same
         });

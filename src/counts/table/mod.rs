@@ -20,6 +20,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 mod io;
+pub(crate) use io::MAX_COUNT;
 pub use io::{looks_like_table, read_table_bytes, write_csv, TableFormat};
 
 /// What only a count of the text knows (absent from tables read from files): the number of
@@ -181,7 +182,7 @@ impl CountsTable {
         runs.dedup_by(|b, a| {
             let same = a.0 == b.0;
             if same {
-                a.1 += b.1;
+                a.1 = a.1.saturating_add(b.1);
             }
             same
         });
@@ -248,11 +249,11 @@ impl CountsTable {
             if pos >= end {
                 break;
             }
-            s[pos] += c;
+            s[pos] = s[pos].saturating_add(c);
         }
         if let Some(p) = pads {
             for (a, b) in s.iter_mut().zip(&p.counts) {
-                *a += b;
+                *a = a.saturating_add(*b);
             }
         }
         s

@@ -64,6 +64,17 @@ fn quoting_tabs_gzip_and_bad_rows() {
     assert!(e.contains("line 3") && e.contains("count \"-2\""), "{e}");
     let e = read_table_bytes(b"position,token,count\n99999999999,a,1\n").unwrap_err().to_string();
     assert!(e.contains("beyond the largest"), "{e}");
+    let e = read_table_bytes(b"position,token,count\n0,a,18014398509481985\n").unwrap_err().to_string();
+    assert!(e.contains("beyond 2^53"), "{e}");
+    // Each count fits, their sum at a position does not.
+    let big = b"position,token,count\n0,a,9007199254740992\n0,b,9007199254740992\n1,a,1\n1,b,1\n";
+    let t = read_table_bytes(big).unwrap();
+    let e = PositionalCounts::from_table(&t, &params(Mode::Condition, 1, None)).unwrap_err().to_string();
+    assert!(e.contains("position 0 counts") && e.contains("beyond 2^53"), "{e}");
+    let e = read_table_bytes(b"position,token,count,first\n0,a,1,x\n").unwrap_err().to_string();
+    assert!(e.contains("line 2") && e.contains("first \"x\""), "{e}");
+    let e = read_table_bytes(b"PAR1 not really parquet").unwrap_err().to_string();
+    assert!(e.starts_with("counts table: not a readable Parquet file"), "{e}");
 }
 
 #[test]
