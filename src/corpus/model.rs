@@ -9,9 +9,48 @@
 //!
 //! The file is checked before the crate reads it, so that a file that is not a tokenizer, or
 //! one with a model type posgeo does not offer, gets a message naming what was found.
+//!
+//! **Word-local pipelines** (BERT's: `BertNormalizer`, `BertPreTokenizer`, `WordPiece`, no
+//! added token containing a space) tokenize each space-separated chunk of the text on its
+//! own: the normaliser works character by character, a space stays a space and the
+//! pre-tokeniser splits there, so the encoding of a text is the post-processor's prefix, the
+//! chunks' encodings in order, and its suffix. posgeo then encodes each distinct chunk once
+//! (a per-thread cache) — the same tokens, found without re-running the pipeline on words
+//! already seen. Other pipelines (byte-level BPE, Metaspace) attach spaces to tokens and are
+//! always encoded whole.
 
 use crate::error::{PosgeoError, Result};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::sync::Arc;
+
+/// Chunks kept per thread before the cache starts afresh.
+const CACHE_CAP: usize = 1 << 20;
+
+thread_local! {
+    /// Chunk → token ids, for the tokenizer whose digest is the key's first field.
+    static CHUNKS: RefCell<(u64, FxHashMap<Box<str>, Box<[u32]>>)> = RefCell::new((0, FxHashMap::default()));
+}
+
+/// The special tokens a word-local pipeline's post-processor puts around a text.
+#[derive(Debug, Clone, PartialEq)]
+struct Affixes {
+    prefix: Vec<u32>,
+    suffix: Vec<u32>,
+}
+
+/// Whether the file describes a word-local pipeline (module docs).
+fn word_local(json: &serde_json::Value) -> bool {
+    let kind = |key: &str| json.get(key).and_then(|v| v.get("type")).and_then(|t| t.as_str());
+    let spaced = json
+        .get("added_tokens")
+        .and_then(|a| a.as_array())
+        .is_some_and(|a| a.iter().any(|t| t.get("content").and_then(|c| c.as_str()).is_some_and(|c| c.contains(' '))));
+    kind("normalizer") == Some("BertNormalizer")
+        && kind("pre_tokenizer") == Some("BertPreTokenizer")
+        && kind("model") == Some("WordPiece")
+        && !spaced
+}
 
 /// Content tokens a prefix must hold beyond the positions counted (see
 /// `ModelTokenizer::first_tokens`).
@@ -46,6 +85,8 @@ pub struct ModelTokenizer {
     pub vocab_size: usize,
     /// FNV-1a hash of the file's bytes: two tokenizers are the same when their files are.
     pub digest: u64,
+    /// The post-processor's affixes of a word-local pipeline (chunks encoded once).
+    affixes: Option<Arc<Affixes>>,
 }
 
 impl std::fmt::Debug for ModelTokenizer {
@@ -68,8 +109,9 @@ fn bad(name: &str, message: impl std::fmt::Display) -> PosgeoError {
     PosgeoError::BadTokenizer(format!("{name}: {message}"))
 }
 
-/// What the file's JSON says its model is, before the crate reads it.
-fn model_type(name: &str, bytes: &[u8]) -> Result<String> {
+/// What the file's JSON says its model is, before the crate reads it, and whether the
+/// pipeline is word-local.
+fn model_type(name: &str, bytes: &[u8]) -> Result<(String, bool)> {
     let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         let head = String::from_utf8_lossy(&bytes[..bytes.len().min(24)]).into_owned();
         bad(name, format!("not a tokenizer.json: it is not JSON ({e}); it starts with {head:?}"))
@@ -96,7 +138,7 @@ fn model_type(name: &str, bytes: &[u8]) -> Result<String> {
             format!("model type {found:?} is not supported (posgeo reads {})", SUPPORTED.join(", ")),
         ));
     }
-    Ok(found)
+    Ok((found, word_local(&json)))
 }
 
 fn describe_keys(keys: &[String]) -> String {
@@ -118,7 +160,7 @@ impl ModelTokenizer {
             return Self::from_bytes(name, &plain);
         }
         crate::limits::check(&format!("the tokenizer {name}"), bytes.len() as u64 * 8)?;
-        let model_type = model_type(name, bytes)?;
+        let (model_type, local) = model_type(name, bytes)?;
         let mut inner = tokenizers::Tokenizer::from_bytes(bytes)
             .map_err(|e| bad(name, format!("a {model_type} tokenizer.json the tokenizers library cannot read: {e}")))?;
         inner.with_padding(None);
@@ -130,6 +172,7 @@ impl ModelTokenizer {
         for (token, id) in vocab {
             strings[id as usize] = token;
         }
+        let affixes = if local { affixes(&inner).map(Arc::new) } else { None };
         Ok(ModelTokenizer {
             inner: Arc::new(inner),
             strings: Arc::new(strings),
@@ -137,15 +180,62 @@ impl ModelTokenizer {
             model_type,
             vocab_size: top,
             digest: fnv1a(bytes),
+            affixes,
         })
+    }
+
+    /// Whether chunks are encoded once each (a word-local pipeline, module docs).
+    pub fn encodes_chunks(&self) -> bool {
+        self.affixes.is_some()
+    }
+
+    /// The tokens of a word-local pipeline: prefix, each space-separated chunk's (cached),
+    /// suffix; the first `limit` of them.
+    fn for_each_chunked(&self, a: &Affixes, seq: &str, special: bool, limit: usize, f: &mut dyn FnMut(u32)) {
+        let mut left = limit;
+        let mut emit = |ids: &[u32], left: &mut usize| {
+            for &id in ids.iter().take(*left) {
+                f(id);
+            }
+            *left -= ids.len().min(*left);
+        };
+        if special {
+            emit(&a.prefix, &mut left);
+        }
+        CHUNKS.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.0 != self.digest || c.1.len() > CACHE_CAP {
+                *c = (self.digest, FxHashMap::default());
+            }
+            for chunk in seq.split(' ').filter(|w| !w.is_empty()) {
+                if left == 0 {
+                    break;
+                }
+                if let Some(ids) = c.1.get(chunk) {
+                    emit(ids, &mut left);
+                    continue;
+                }
+                let ids: Box<[u32]> =
+                    self.inner.encode_fast(chunk, false).map(|e| e.get_ids().into()).unwrap_or_default();
+                emit(&ids, &mut left);
+                c.1.insert(chunk.into(), ids);
+            }
+        });
+        if special {
+            emit(&a.suffix, &mut left);
+        }
     }
 
     /// Calls `f` with each of the first `limit` tokens of `seq`; special tokens as the
     /// tokenizer's post-processor adds them when `special` is on. A sequence the tokenizer
     /// cannot encode yields no token (it counts like an empty line).
-    pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, f: impl FnMut(&str)) {
-        let Some(enc) = self.first_tokens(seq, special, limit) else { return };
+    pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, mut f: impl FnMut(&str)) {
         let strings = &self.strings;
+        if let Some(a) = &self.affixes {
+            let mut by_id = |id: u32| f(strings.get(id as usize).map_or("", String::as_str));
+            return self.for_each_chunked(a, seq, special, limit, &mut by_id);
+        }
+        let Some(enc) = self.first_tokens(seq, special, limit) else { return };
         enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
     }
 
@@ -172,6 +262,18 @@ impl ModelTokenizer {
     pub fn describe(&self) -> String {
         format!("{} ({}, {} types)", self.name, self.model_type, self.vocab_size)
     }
+}
+
+/// The special tokens the post-processor puts before and after a text's tokens: found by
+/// encoding a probe word with and without them (`None` when they do not surround it, or
+/// when an empty text does not get exactly them).
+fn affixes(t: &tokenizers::Tokenizer) -> Option<Affixes> {
+    let ids = |s: &str, special: bool| t.encode_fast(s, special).ok().map(|e| e.get_ids().to_vec());
+    let (with, without) = (ids("a", true)?, ids("a", false)?);
+    let at = (0..=with.len().checked_sub(without.len())?).find(|&i| with[i..i + without.len()] == without[..])?;
+    let a = Affixes { prefix: with[..at].to_vec(), suffix: with[at + without.len()..].to_vec() };
+    let empty = ids("", true)?;
+    (empty == [a.prefix.clone(), a.suffix.clone()].concat()).then_some(a)
 }
 
 #[cfg(test)]
@@ -205,6 +307,23 @@ mod tests {
         let mut first = Vec::new();
         t.for_each_token("the dog the dog", true, 2, |x| first.push(x.to_string()));
         assert_eq!(first, ["[CLS]", "the"]);
+    }
+
+    #[test]
+    fn a_word_local_pipeline_encodes_chunks_and_gives_the_whole_texts_tokens() {
+        let t = ModelTokenizer::from_bytes("t.json", WORDPIECE.as_bytes()).unwrap();
+        assert!(t.encodes_chunks());
+        let whole = |s: &str, special: bool| {
+            let enc = t.inner.encode_fast(s, special).unwrap();
+            enc.get_ids().iter().map(|&id| t.strings[id as usize].clone()).collect::<Vec<_>>()
+        };
+        for s in ["The dog bites MAN!", "  the\tdog  bites\u{a0}man ", "", "   ", "[CLS] the [SEP]dog", "dog!the,man"] {
+            for special in [true, false] {
+                assert_eq!(tokens(&t, s, special), whole(s, special), "{s:?} {special}");
+            }
+        }
+        let other = WORDPIECE.replace(r#"{"type":"BertPreTokenizer"}"#, r#"{"type":"Whitespace"}"#);
+        assert!(!ModelTokenizer::from_bytes("w.json", other.as_bytes()).unwrap().encodes_chunks());
     }
 
     #[test]

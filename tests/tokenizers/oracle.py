@@ -30,10 +30,14 @@ def corpus():
     words = ["the", "The", "naïve", "café", "Straße", "ÉCOLE", "東京", "日本語", "😀", "👍🏽", "don't",
              "U.S.A.", "3.14", "1,000", "e-mail", "#tag", "@user", "<b>", "ﬁne", "Ǆemal", "İstanbul",
              "ß", "ﬀ", "x²", "—", "«quote»", "tab\there", "Ελληνικά", "русский", "עברית", "العربية",
-             "hello", "world", "running", "unbelievable", "tokenization", "GPT", "BERT", "  "]
+             "hello", "world", "running", "unbelievable", "tokenization", "GPT", "BERT", "  ",
+             # characters a normaliser removes or maps (controls, format characters, odd
+             # whitespace): what splitting a text at spaces must not get wrong
+             "a\x0bb", "c\x0cd", "e\u2028f", "g\x85h", "zero\u200bwidth", "soft\xadhyphen",
+             "nul\x00byte", "bell\x07x", "ΟΔΟΣ", "e\u0301", "[SEP]", "[MASK]x", "\u3000ideo", "Ⅻ①"]
     for k in range(1600):
         n = rng.randint(1, 30)
-        sep = rng.choice([" ", " ", " ", "  ", "\t", " \u00a0"])
+        sep = rng.choice([" ", " ", " ", "  ", "\t", " \u00a0", "\u3000", " \x0b"])
         lines.append(sep.join(rng.choice(words) for _ in range(n)).strip("\r\n") or "x")
     lines.append("   ")  # tokenizes to nothing without special tokens
     return [l for l in lines if l]
