@@ -65,6 +65,13 @@ pub fn format_of(head: &[u8], total_len: usize) -> TableFormat {
 /// The tables of one file: each tensor named in `tensors` (safetensors, .npz), named after
 /// it; with none, the one [`read_table`] picks, named after the file. Messages name the file.
 pub fn read_named(bytes: &[u8], file: &str, tensors: &[String]) -> Result<Vec<(String, Table)>> {
+    if bytes.starts_with(BUNDLE_MAGIC) {
+        let mut out = Vec::new();
+        for (name, member) in bundle_members(bytes)? {
+            out.extend(read_named(member, &name, &[])?);
+        }
+        return Ok(out);
+    }
     let named = |e: PosgeoError| match e {
         PosgeoError::BadMatrix(m) => PosgeoError::BadMatrix(format!("{file}: {m}")),
         other => other,
@@ -73,6 +80,50 @@ pub fn read_named(bytes: &[u8], file: &str, tensors: &[String]) -> Result<Vec<(S
         return Ok(vec![(file.to_string(), read_table(bytes, None).map_err(named)?)]);
     }
     tensors.iter().map(|t| Ok((t.clone(), read_table(bytes, Some(t)).map_err(named)?))).collect()
+}
+
+/// The first bytes of a **bundle**: several table files sent as one (the page's upload of
+/// several files): after the magic, per file a little-endian u32 name length, the UTF-8 name,
+/// a u64 data length and the file's bytes. Each file is read as a table of its own (named by
+/// the file, its tensor picked as without `--tensor`).
+pub const BUNDLE_MAGIC: &[u8; 8] = b"POSGEOTB";
+
+/// The (name, bytes) of a bundle's files.
+pub fn bundle_members(bytes: &[u8]) -> Result<Vec<(String, &[u8])>> {
+    let mut rest = &bytes[BUNDLE_MAGIC.len().min(bytes.len())..];
+    let mut out = Vec::new();
+    let cut = |rest: &mut &'_ [u8], k: usize| -> Result<Vec<u8>> {
+        if rest.len() < k {
+            return Err(bad("a bundle of tables ends in the middle of a file"));
+        }
+        let (head, tail) = rest.split_at(k);
+        *rest = tail;
+        Ok(head.to_vec())
+    };
+    while !rest.is_empty() {
+        let len = u32::from_le_bytes(cut(&mut rest, 4)?.try_into().unwrap_or([0; 4])) as usize;
+        let name = String::from_utf8_lossy(&cut(&mut rest, len)?).into_owned();
+        let size = u64::from_le_bytes(cut(&mut rest, 8)?.try_into().unwrap_or([0; 8]));
+        if size > rest.len() as u64 {
+            return Err(bad(format!("{name}: a bundle of tables declares {size} bytes but holds {}", rest.len())));
+        }
+        let (data, tail) = rest.split_at(size as usize);
+        out.push((name, data));
+        rest = tail;
+    }
+    Ok(out)
+}
+
+/// A bundle of files (the inverse of [`bundle_members`]).
+pub fn bundle(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = BUNDLE_MAGIC.to_vec();
+    for (name, data) in files {
+        out.extend((name.len() as u32).to_le_bytes());
+        out.extend(name.as_bytes());
+        out.extend((data.len() as u64).to_le_bytes());
+        out.extend(*data);
+    }
+    out
 }
 
 /// Reads a table from bytes (format recognised from the content); `tensor` names the

@@ -145,3 +145,21 @@ fn npz_archives() {
     let e = read_table(b"PK\x03\x04 not really", None).unwrap_err().to_string();
     assert!(e.contains(".npz: not a readable zip archive"), "{e}");
 }
+
+#[test]
+fn a_bundle_of_files_is_one_table_each_named_by_its_file() {
+    let csv = b"0 1\n1 0\n2 2\n";
+    let tsv = b"1\t2\t3\n4\t5\t6\n7\t8\t9\n";
+    let b = bundle(&[("a.csv", csv), ("b.txt", tsv)]);
+    let tables = read_named(&b, "2 files", &[]).unwrap();
+    let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["a.csv", "b.txt"]);
+    assert_eq!(tables[0].1, read_table(csv, None).unwrap());
+    assert_eq!(tables[1].1, read_table(tsv, None).unwrap());
+    let mut cut = b.clone();
+    cut.truncate(b.len() - 3);
+    let e = read_named(&cut, "x", &[]).unwrap_err().to_string();
+    assert!(e.contains("b.txt") && e.contains("declares"), "{e}");
+    let e = read_named(&b[..11], "x", &[]).unwrap_err().to_string();
+    assert!(e.contains("ends in the middle"), "{e}");
+}

@@ -124,6 +124,16 @@ test('a learned table from a safetensors checkpoint is compared exactly as the C
   assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
   assert.deepEqual(await table(page), shown);
   assertSameNumbers(shown, cli(['--learned', npyFile], CORPUS));
+  // Several files at once: one row each, as --learned repeated.
+  const csvFile = path.join(os.tmpdir(), `posgeo-wpe-${process.pid}.csv`);
+  fs.writeFileSync(csvFile, Array.from({ length: rows }, (_, i) => `${Math.cos(i / 3)},${i % 4},${0.5 * i}`).join('\n'));
+  await page.setInputFiles('#learned-input', [npyFile, csvFile]);
+  await page.waitForFunction(() => document.querySelector('#learned-info').textContent.includes('2 tables'));
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', await page.$eval('#error', (e) => e.textContent));
+  const both = await table(page);
+  assert.ok(`learned:${path.basename(npyFile)}` in both && `learned:${path.basename(csvFile)}` in both, Object.keys(both).join());
+  assertSameNumbers(both, cli(['--learned', npyFile, '--learned', csvFile], CORPUS));
   // Removing the table drops the `learned` row again.
   await page.click('#learned-clear');
   await page.click('#run-button');

@@ -21,6 +21,29 @@ pub fn choose(slot: Slot, file: web_sys::File) {
     runtime::dispatch(Msg::FileChosen { slot, name, size });
 }
 
+/// Several files chosen as learned tables: one bundle ([`crate::tables::BUNDLE_MAGIC`]) made
+/// of a small header per file and the files themselves (the browser joins them; nothing is
+/// read here). Each becomes its own row, `learned:<file>`, as `--learned` repeated does.
+pub fn choose_bundle(slot: Slot, files: Vec<web_sys::File>) {
+    let parts = js_sys::Array::new();
+    parts.push(&js_sys::Uint8Array::from(&crate::tables::BUNDLE_MAGIC[..]));
+    let mut names = Vec::new();
+    for f in files {
+        let name = f.name();
+        let mut head = (name.len() as u32).to_le_bytes().to_vec();
+        head.extend(name.as_bytes());
+        head.extend((f.size() as u64).to_le_bytes());
+        parts.push(&js_sys::Uint8Array::from(&head[..]));
+        parts.push(&f);
+        names.push(name);
+    }
+    let name = names.join(" + ");
+    match web_sys::File::new_with_blob_sequence(&parts, &name) {
+        Ok(file) => choose(slot, file),
+        Err(_) => runtime::dispatch(Msg::FileUnreadable { slot, name }),
+    }
+}
+
 /// Reads the file chosen in `slot` (the browser reads; the page only awaits).
 pub fn read(slot: Slot) {
     let Some(Some(file)) = runtime::with(|rt| rt.file(slot).pending.take()) else { return };
@@ -151,6 +174,14 @@ fn fill_columns(els: &Elements, name: &str, arr: &js_sys::Uint8Array) {
 /// Fills the tensor picker from a safetensors header; says what the file is.
 fn fill_tensors(els: &Elements, arr: &js_sys::Uint8Array) -> String {
     let len = arr.length();
+    let magic = crate::tables::BUNDLE_MAGIC.len() as u32;
+    if arr.subarray(0, magic.min(len)).to_vec() == crate::tables::BUNDLE_MAGIC[..] {
+        els.learned_tensor.set_text_content(None);
+        let bytes = arr.to_vec();
+        let names: Vec<String> =
+            crate::tables::bundle_members(&bytes).map(|m| m.into_iter().map(|(n, _)| n).collect()).unwrap_or_default();
+        return format!("{} tables, each compared as learned:<file>", names.len());
+    }
     let (matrices, what) = match format_of(&arr.subarray(0, 9.min(len)).to_vec(), len as usize) {
         TableFormat::Safetensors { header_len } => {
             let header = arr.subarray(8, 8 + header_len as u32).to_vec();

@@ -1,6 +1,6 @@
 //! Event listeners: each browser event becomes one [`Msg`] (or, for hover, a read-out).
 
-use super::files::{choose, refill_columns};
+use super::files::{choose, choose_bundle, refill_columns};
 use super::render::hover;
 use super::runtime::{dispatch, els};
 use super::{controls, now, on};
@@ -20,8 +20,12 @@ pub fn wire() {
     for slot in [Slot::Corpus, Slot::Learned, Slot::Tokenizer] {
         let input = els.file(slot).input.clone();
         on(target(&els.file(slot).input), "change", move |_: Event| {
-            if let Some(f) = input.files().and_then(|l| l.get(0)) {
-                choose(slot, f);
+            let files: Vec<web_sys::File> =
+                input.files().map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect()).unwrap_or_default();
+            match files.len() {
+                0 => {}
+                1 => files.into_iter().for_each(|f| choose(slot, f)),
+                _ => choose_bundle(slot, files),
             }
         });
     }
