@@ -27,9 +27,12 @@ use std::sync::Arc;
 /// Chunks kept per thread before the cache starts afresh.
 const CACHE_CAP: usize = 1 << 20;
 
+/// Chunk → token ids.
+type ChunkIds = FxHashMap<Box<str>, Box<[u32]>>;
+
 thread_local! {
-    /// Chunk → token ids, for the tokenizer whose digest is the key's first field.
-    static CHUNKS: RefCell<(u64, FxHashMap<Box<str>, Box<[u32]>>)> = RefCell::new((0, FxHashMap::default()));
+    /// The chunks of the tokenizer whose digest is the first field.
+    static CHUNKS: RefCell<(u64, ChunkIds)> = RefCell::new((0, ChunkIds::default()));
 }
 
 /// The special tokens a word-local pipeline's post-processor puts around a text.
@@ -205,7 +208,7 @@ impl ModelTokenizer {
         CHUNKS.with(|c| {
             let mut c = c.borrow_mut();
             if c.0 != self.digest || c.1.len() > CACHE_CAP {
-                *c = (self.digest, FxHashMap::default());
+                *c = (self.digest, ChunkIds::default());
             }
             for chunk in seq.split(' ').filter(|w| !w.is_empty()) {
                 if left == 0 {
