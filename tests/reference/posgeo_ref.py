@@ -149,14 +149,18 @@ def stress(delta, target):
     }
 
 
-def smacof(x, target, max_iter=500, tol=1e-9):
+def smacof(x, target, max_iter=500, tol=1e-6):
+    """Guttman transform iterations; stops as docs/MATH.md §5 says: when the projected remaining
+    decrease step*rate/(1-rate), rate = step/last step, is at most tol * stress (on the first
+    step: the step itself), when the stress stops decreasing (the better one kept), at
+    round-off stress, or at max_iter."""
     n, dim = len(x), len(x[0])
     ps = pairs(n)
     raw = lambda d: sum((d[i][j] - target[i][j]) ** 2 for i, j in ps)
     delta = dist(x)
     s = raw(delta)
     floor = 1e-24 * sum(target[i][j] ** 2 for i, j in ps)
-    it = 0
+    it, last = 0, None
     while it < max_iter and s > floor:
         b = [[0.0] * n for _ in range(n)]
         for i in range(n):
@@ -164,13 +168,23 @@ def smacof(x, target, max_iter=500, tol=1e-9):
                 if i != j and delta[i][j] > 0:
                     b[i][j] = -target[i][j] / delta[i][j]
             b[i][i] = -sum(b[i][j] for j in range(n) if j != i)
-        x = [[sum(b[i][m] * x[m][k] for m in range(n)) / n for k in range(dim)] for i in range(n)]
-        delta = dist(x)
-        new = raw(delta)
+        cand = [[sum(b[i][m] * x[m][k] for m in range(n)) / n for k in range(dim)] for i in range(n)]
+        cand_delta = dist(cand)
+        new = raw(cand_delta)
         it += 1
-        change = (s - new) / s
-        s = new
-        if abs(change) < tol:
+        if new > s:
+            break
+        step = s - new
+        if step <= 0:
+            done = True
+        elif last is None:
+            done = step <= tol * new
+        else:
+            rate = min(step / last, 1 - 1e-12)
+            done = step * rate / (1 - rate) <= tol * new
+        last = step
+        x, delta, s = cand, cand_delta, new
+        if done:
             break
     return x
 

@@ -1,6 +1,7 @@
 //! Counts tables on disk: CSV with a header row and RFC 4180 quoting (what DuckDB's and
 //! Spark's writers produce; comma or tab separated, gzip allowed) and Parquet (INT32/INT64
-//! integers, UTF-8 tokens; snappy, gzip or uncompressed pages). posgeo writes CSV.
+//! integers, UTF-8 tokens; snappy, gzip or uncompressed pages; natively only — the page
+//! asks for CSV). posgeo writes CSV.
 
 use super::{record_lows, CountsTable, Mode, PAD};
 use crate::error::{PosgeoError, Result};
@@ -117,7 +118,14 @@ pub fn looks_like_table(head: &[u8]) -> bool {
 /// gzip-compressed or not.
 pub fn read_table_bytes(bytes: &[u8]) -> Result<CountsTable> {
     if bytes.starts_with(b"PAR1") {
+        #[cfg(not(target_arch = "wasm32"))]
         return read_parquet(bytes);
+        #[cfg(target_arch = "wasm32")]
+        return Err(PosgeoError::BadTable(
+            "Parquet tables are read by the command line (posgeo analyze --counts); here, upload the table as \
+             CSV (gzip allowed), e.g. DuckDB's COPY … TO 'counts.csv.gz'"
+                .into(),
+        ));
     }
     if crate::corpus::is_gzip(bytes) {
         return read_csv(&crate::corpus::gunzip_within_budget(bytes)?);
@@ -178,6 +186,7 @@ fn read_csv(bytes: &[u8]) -> Result<CountsTable> {
     b.finish()
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn read_parquet(bytes: &[u8]) -> Result<CountsTable> {
     use parquet::file::reader::{FileReader, SerializedFileReader};
     use parquet::record::Field;
