@@ -120,6 +120,14 @@ impl CountsTable {
             .map_err(|e| crate::error::PosgeoError::BadTable(format!("a worker's counts could not be read ({e})")))
     }
 
+    /// Approximate bytes the table holds (cells, first keys, token strings).
+    pub fn memory_bytes(&self) -> u64 {
+        let cells = self.cells.len() as u64 * 16;
+        let firsts: u64 = self.firsts.iter().map(|f| 24 + f.len() as u64 * 16).sum();
+        let types: u64 = self.types.iter().map(|t| 24 + t.len() as u64).sum();
+        cells + firsts + types
+    }
+
     /// One past the largest position in the table.
     pub fn positions(&self) -> usize {
         self.cells.last().map_or(0, |&(k, _)| (k >> 32) as usize + 1)
