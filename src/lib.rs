@@ -41,6 +41,9 @@ pub mod theorem;
 pub mod three_points;
 pub mod web;
 
+#[cfg(test)]
+pub(crate) mod test_support;
+
 pub use analysis::{analyze, Analysis, AnalysisParams, Progress, Stage};
 pub use corpus::{Corpus, InputFormat};
 pub use counts::PositionalCounts;

@@ -70,6 +70,7 @@ impl<R: Read> Read for LineRange<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Trickle;
 
     /// Reads `text` as the parts cut at `cuts` and joins them.
     fn parts(text: &[u8], cuts: &[u64]) -> Vec<Vec<u8>> {
@@ -81,23 +82,12 @@ mod tests {
             .map(|w| {
                 let from = LineRange::<&[u8]>::read_from(w[0]) as usize;
                 // A reader that gives 3 bytes at a time, as slices of a file might.
-                let mut r = LineRange::new(Trickle(&text[from..]), w[0], w[1]);
+                let mut r = LineRange::new(Trickle { data: &text[from..], step: 3 }, w[0], w[1]);
                 let mut out = Vec::new();
                 r.read_to_end(&mut out).unwrap();
                 out
             })
             .collect()
-    }
-
-    struct Trickle<'a>(&'a [u8]);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let k = buf.len().min(3).min(self.0.len());
-            buf[..k].copy_from_slice(&self.0[..k]);
-            self.0 = &self.0[k..];
-            Ok(k)
-        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 use super::*;
 use crate::analysis::analyze;
+use crate::test_support::Trickle;
 
 #[test]
 fn messages_round_trip_as_json() {
@@ -206,18 +207,6 @@ fn run_files(req: &Request, files: Files<'_>) -> Payload {
     Session::default().run(req, files, &mut |_| {}).unwrap()
 }
 
-/// A reader that hands out at most 7 bytes per call, as slices of a file might.
-struct Trickle<'a>(&'a [u8]);
-
-impl std::io::Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = buf.len().min(7).min(self.0.len());
-        buf[..k].copy_from_slice(&self.0[..k]);
-        self.0 = &self.0[k..];
-        Ok(k)
-    }
-}
-
 #[test]
 fn a_streamed_upload_and_its_counts_table_give_the_numbers_of_the_bytes() {
     let params = AnalysisParams {
@@ -230,7 +219,7 @@ fn a_streamed_upload_and_its_counts_table_give_the_numbers_of_the_bytes() {
     let req = Request { id: 1, source, params: params.clone(), learned: None, reuse_geometry: false, tokenizer: None };
     let text = GENESIS.as_bytes();
     let from_bytes = run_files(&req, Files { corpus: text, ..Files::default() });
-    let stream = Some(Box::new(Trickle(text)) as Box<dyn std::io::Read>);
+    let stream = Some(Box::new(Trickle { data: text, step: 7 }) as Box<dyn std::io::Read>);
     let streamed = run_files(&req, Files { corpus_stream: stream, corpus_size: text.len() as u64, ..Files::default() });
     assert_eq!(streamed.report, from_bytes.report);
     // The same corpus as a counts table (uploaded as a file, streamed or not): the same
@@ -243,7 +232,11 @@ fn a_streamed_upload_and_its_counts_table_give_the_numbers_of_the_bytes() {
     let table_req = Request { params: condition, ..req };
     for files in [
         Files { corpus: &csv, ..Files::default() },
-        Files { corpus_stream: Some(Box::new(Trickle(&csv))), corpus_size: csv.len() as u64, ..Files::default() },
+        Files {
+            corpus_stream: Some(Box::new(Trickle { data: &csv, step: 7 })),
+            corpus_size: csv.len() as u64,
+            ..Files::default()
+        },
     ] {
         let got = run_files(&table_req, files);
         assert_eq!(got.report.counts_table.as_deref(), Some("genesis.txt"));
