@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../fuzz"
 export PATH="$HOME/.cargo/bin:$PATH"
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
-TARGETS=${1:-"corpus tables url"}
+TARGETS=${1:-"corpus tables url counts"}
 SECONDS_EACH=${2:-300}
 for t in $TARGETS; do
   mkdir -p "corpus/$t"

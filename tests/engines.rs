@@ -181,6 +181,25 @@ fn duckdb_tables_analyse_exactly_like_the_corpus() {
             }
         }
     }
+    // A Parquet table that lies (cut short, or its middle overwritten): a message, no panic.
+    let whole = std::fs::read(d.join("duck-text-pad.parquet")).unwrap();
+    let mut scrambled = whole.clone();
+    let mid = scrambled.len() / 2;
+    scrambled[mid - 40..mid + 40].iter_mut().for_each(|b| *b = b.wrapping_mul(31).wrapping_add(7));
+    for (name, bytes) in [("cut.parquet", whole[..whole.len() / 2].to_vec()), ("scrambled.parquet", scrambled)] {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_posgeo"))
+            .args(["analyze", "--counts", p.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() || name == "scrambled.parquet", "{name} should fail");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        if !out.status.success() {
+            assert!(err.contains("counts table"), "{name}: {err}");
+        }
+    }
 }
 
 #[test]

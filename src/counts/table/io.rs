@@ -118,8 +118,10 @@ pub fn looks_like_table(head: &[u8]) -> bool {
 /// gzip-compressed or not.
 pub fn read_table_bytes(bytes: &[u8]) -> Result<CountsTable> {
     if bytes.starts_with(b"PAR1") {
+        // The Parquet reader is a large third-party parser: should it panic on a lying file,
+        // that is a message too, never a crash.
         #[cfg(not(target_arch = "wasm32"))]
-        return read_parquet(bytes);
+        return parquet_guarded(bytes);
         #[cfg(target_arch = "wasm32")]
         return Err(PosgeoError::BadTable(
             "Parquet tables are read by the command line (posgeo analyze --counts); here, upload the table as \
@@ -184,6 +186,19 @@ fn read_csv(bytes: &[u8]) -> Result<CountsTable> {
         b.add(pos, token, count, first).map_err(|m| bad(line, m))?;
     }
     b.finish()
+}
+
+/// [`read_parquet`], a panic inside the Parquet crate turned into a message (and kept off
+/// standard error while it runs).
+#[cfg(not(target_arch = "wasm32"))]
+fn parquet_guarded(bytes: &[u8]) -> Result<CountsTable> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| read_parquet(bytes));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|_| {
+        Err(PosgeoError::BadTable("not a readable Parquet file (the Parquet reader failed on it)".into()))
+    })
 }
 
 #[cfg(not(target_arch = "wasm32"))]
