@@ -229,6 +229,18 @@ pub fn analyze(
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Analysis> {
     params.validate()?;
+    let table = count_corpus(corpus, params, progress)?;
+    let examples = params.examples(&corpus.sequences);
+    analyze_table(&table, examples, params, learned, progress)
+}
+
+/// The counting stage on a corpus in memory: its counts table (every core natively), with the
+/// lines skipped while reading. `progress` follows [`Stage::Counting`]; `false` cancels.
+pub fn count_corpus(
+    corpus: &Corpus,
+    params: &AnalysisParams,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<CountsTable> {
     let count_params = params.count_params();
     count_params.table().validate()?;
     let mut report = reporter(progress);
@@ -243,8 +255,7 @@ pub fn analyze(
     if let Some(t) = table.text.as_mut() {
         t.skipped_lines = corpus.skipped_lines as u64;
     }
-    let examples = params.examples(&corpus.sequences);
-    analyze_table(&table, examples, params, learned, &mut |p| report(p.stage, p.fraction).is_ok())
+    Ok(table)
 }
 
 /// The pipeline after counting: a counts table ([`CountsTable`], counted from text or read

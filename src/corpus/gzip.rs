@@ -8,6 +8,21 @@ pub fn is_gzip(bytes: &[u8]) -> bool {
     bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b
 }
 
+/// The first `max` bytes (about) a gzip stream's start decompresses to — as much as a
+/// truncated head allows (for recognising a file from its first bytes).
+pub fn gunzip_head(head: &[u8], max: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut dec = flate2::read::MultiGzDecoder::new(head);
+    let mut chunk = [0u8; 8192];
+    while out.len() < max {
+        match dec.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => out.extend_from_slice(&chunk[..k]),
+        }
+    }
+    out
+}
+
 /// Decompresses, never past the memory budget ([`crate::limits`]): running out of room is
 /// a message about size, a damaged stream a message about the stream.
 pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {

@@ -20,9 +20,9 @@ mod slice;
 mod stream;
 
 pub use self::csv::csv_headers;
-pub use gzip::{gunzip as gunzip_within_budget, is_gzip};
+pub use gzip::{gunzip as gunzip_within_budget, gunzip_head, is_gzip};
 pub use slice::LineRange;
-pub use stream::SequenceStream;
+pub use stream::{ReadCounter, SequenceStream};
 
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};

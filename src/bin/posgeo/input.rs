@@ -6,7 +6,7 @@ use clap::Args;
 use posgeo::analysis::AnalysisParams;
 use posgeo::corpus::model::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
-use posgeo::corpus::{FileKind, SequenceStream};
+use posgeo::corpus::{FileKind, ReadCounter, SequenceStream};
 use posgeo::counts::{count_stream, CountsTable, Streamed};
 use posgeo::error::Frontend;
 use std::io::Read;
@@ -33,20 +33,6 @@ pub struct InputArgs {
     /// Skip lines that are not valid UTF-8 (counted in the summary) instead of failing.
     #[arg(long)]
     pub lossy: bool,
-}
-
-/// Counts bytes read from the underlying file (for the progress bar).
-struct Counted<R> {
-    inner: R,
-    read: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.inner.read(buf)?;
-        self.read.fetch_add(k as u64, Ordering::Relaxed);
-        Ok(k)
-    }
 }
 
 /// A progress bar on standard error: "counting [=====>    ]  40%".
@@ -86,8 +72,9 @@ impl InputArgs {
             }
         };
         let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
-        let mut stream = SequenceStream::new(Counted { inner: source, read: read.clone() }, &self.format(), self.lossy)
-            .map_err(err)?;
+        let mut stream =
+            SequenceStream::new(ReadCounter { inner: source, read: read.clone() }, &self.format(), self.lossy)
+                .map_err(err)?;
         bar.set_message("counting");
         let tokenizer = params.tokenizer();
         count_stream(&mut stream, &tokenizer, params.max_len, keep, &mut || {

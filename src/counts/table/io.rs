@@ -93,17 +93,9 @@ pub fn looks_like_table(head: &[u8]) -> bool {
     if head.starts_with(b"PAR1") {
         return true;
     }
-    let mut text = Vec::new();
+    let text;
     let head = if crate::corpus::is_gzip(head) {
-        use std::io::Read;
-        let mut dec = flate2::read::MultiGzDecoder::new(head);
-        let mut chunk = [0u8; 4096];
-        while let Ok(k) = dec.read(&mut chunk) {
-            if k == 0 || text.len() > 4096 {
-                break;
-            }
-            text.extend_from_slice(&chunk[..k]);
-        }
+        text = crate::corpus::gunzip_head(head, 4096);
         &text[..]
     } else {
         head

@@ -3,10 +3,9 @@
 
 use super::elements::Elements;
 use super::{make, runtime};
-use crate::corpus::{csv_headers, is_gzip};
+use crate::corpus::{csv_headers, gunzip_head, is_gzip};
 use crate::tables::{format_of, header_matrices, pick_positional, TableFormat};
 use crate::web::app::{Msg, Slot};
-use std::io::Read;
 use web_sys::HtmlSelectElement;
 
 /// The column picker reads this much of the (decompressed) file.
@@ -144,19 +143,11 @@ fn add_option(select: &HtmlSelectElement, value: &str, label: &str, selected: bo
 /// The first [`HEAD_BYTES`] of the (decompressed) file (a gzip head decompresses partly).
 fn head(arr: &js_sys::Uint8Array) -> Vec<u8> {
     let raw = arr.subarray(0, arr.length().min(HEAD_BYTES as u32)).to_vec();
-    if !is_gzip(&raw) {
-        return raw;
+    if is_gzip(&raw) {
+        gunzip_head(&raw, HEAD_BYTES)
+    } else {
+        raw
     }
-    let mut out = Vec::new();
-    let mut dec = flate2::read::MultiGzDecoder::new(&raw[..]);
-    let mut chunk = [0u8; 8192];
-    while out.len() < HEAD_BYTES {
-        match dec.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(k) => out.extend_from_slice(&chunk[..k]),
-        }
-    }
-    out
 }
 
 fn fill_columns(els: &Elements, name: &str, arr: &js_sys::Uint8Array) {

@@ -4,12 +4,12 @@
 
 use super::{corpus_of, Files, Request, Response, Source};
 use crate::analysis::{AnalysisParams, Progress, Stage, EXAMPLE_SEQUENCES};
-use crate::corpus::SequenceStream;
-use crate::counts::{count_stream, count_table, looks_like_table, read_table_bytes, CountsTable, Mode};
+use crate::corpus::{ReadCounter, SequenceStream};
+use crate::counts::{count_stream, looks_like_table, read_table_bytes, CountsTable, Mode};
 use crate::error::{PosgeoError, Result};
-use std::cell::Cell;
 use std::io::Read;
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Bytes of a file read to recognise a counts table.
 const HEAD_BYTES: u64 = 1 << 16;
@@ -22,20 +22,6 @@ pub(super) struct Counted {
     pub(super) table: CountsTable,
     pub(super) examples: Vec<Vec<String>>,
     pub(super) table_name: Option<String>,
-}
-
-/// Counts bytes read (for progress).
-struct Tally<R> {
-    inner: R,
-    read: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for Tally<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.inner.read(buf)?;
-        self.read.set(self.read.get() + k as u64);
-        Ok(k)
-    }
 }
 
 fn io(e: std::io::Error) -> PosgeoError {
@@ -64,8 +50,8 @@ pub(super) fn count(
         Ok(Counted { workers: 1, table, examples: Vec::new(), table_name: name.clone() })
     };
     if let (Source::Bytes { format, lossy, .. }, Some(reader)) = (&req.source, files.corpus_stream) {
-        let read = Rc::new(Cell::new(0u64));
-        let mut reader = Tally { inner: reader, read: read.clone() };
+        let read = Arc::new(AtomicU64::new(0));
+        let mut reader = ReadCounter { inner: reader, read: read.clone() };
         let mut head = Vec::new();
         (&mut reader).take(HEAD_BYTES).read_to_end(&mut head).map_err(io)?;
         if looks_like_table(&head) {
@@ -76,7 +62,10 @@ pub(super) fn count(
         let mut stream = SequenceStream::new(std::io::Cursor::new(head).chain(reader), format, *lossy)?;
         let tokenizer = params.tokenizer();
         let s = count_stream(&mut stream, &tokenizer, params.max_len, EXAMPLE_SEQUENCES, &mut || {
-            progress(Progress { stage: Stage::Counting, fraction: (read.get() as f64 / size).min(1.0) })
+            progress(Progress {
+                stage: Stage::Counting,
+                fraction: (read.load(Ordering::Relaxed) as f64 / size).min(1.0),
+            })
         })?;
         return Ok(Counted { workers: 1, examples: params.examples(&s.first), table: s.table, table_name: None });
     }
@@ -84,16 +73,7 @@ pub(super) fn count(
         return as_table(read_table_bytes(files.corpus)?, params);
     }
     let corpus = corpus_of(&req.source, files.corpus)?;
-    let mut cancelled = false;
-    let mut table = count_table(&corpus.sequences, &params.tokenizer(), params.max_len, &mut |f| {
-        cancelled |= !progress(Progress { stage: Stage::Counting, fraction: f });
-    });
-    if cancelled {
-        return Err(PosgeoError::Cancelled);
-    }
-    if let Some(t) = table.text.as_mut() {
-        t.skipped_lines = corpus.skipped_lines as u64;
-    }
+    let table = crate::analysis::count_corpus(&corpus, params, progress)?;
     Ok(Counted { workers: 1, examples: params.examples(&corpus.sequences), table, table_name: None })
 }
 
