@@ -17,10 +17,24 @@ pub fn violation_rate(delta: &DistanceMatrix) -> Option<f64> {
     (triples > 0).then(|| violations as f64 / triples as f64)
 }
 
+/// Anchors per piece of [`crate::par::map`] (counts are integers: any order gives the
+/// same totals).
+const ANCHORS_PER_PIECE: usize = 32;
+
 /// (violations, triples).
 pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
     let n = delta.n();
     let eps = 1e-12 * delta.max();
+    let pieces = crate::par::map(n.div_ceil(ANCHORS_PER_PIECE), |p| {
+        let anchors = p * ANCHORS_PER_PIECE..((p + 1) * ANCHORS_PER_PIECE).min(n);
+        count_anchors(delta, eps, anchors)
+    });
+    pieces.iter().fold((0, 0), |(v, t), &(pv, pt)| (v + pv, t + pt))
+}
+
+/// (violations, triples) of the triples anchored at `anchors`.
+fn count_anchors(delta: &DistanceMatrix, eps: f64, anchors: std::ops::Range<usize>) -> (u64, u64) {
+    let n = delta.n();
     let (mut violations, mut triples) = (0u64, 0u64);
     let mut tree = vec![0u32; n + 1];
     let mut sorted: Vec<(f64, u32)> = Vec::with_capacity(n);
@@ -28,7 +42,7 @@ pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
     // ≤ δ_ik + ε (a two-pointer scan over the sorted values, no binary search).
     let mut rank = vec![0usize; n];
     let mut bound = vec![0usize; n];
-    for i in 0..n {
+    for i in anchors {
         let row = delta.row(i);
         sorted.clear();
         sorted.extend((0..n).filter(|&j| j != i).map(|j| (row[j], j as u32)));

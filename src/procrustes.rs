@@ -33,20 +33,26 @@ pub struct Alignment {
 }
 
 fn centred(p: &Points) -> (Mat<f64>, Vec<f64>) {
-    let mean: Vec<f64> = (0..p.dim).map(|k| p.rows().map(|r| r[k]).sum::<f64>() / p.n.max(1) as f64).collect();
+    // Column sums in row order, one pass over the rows.
+    let mut mean = vec![0.0; p.dim];
+    for row in p.rows() {
+        mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+    }
+    mean.iter_mut().for_each(|m| *m /= p.n.max(1) as f64);
     (Mat::from_fn(p.n, p.dim, |i, k| p.row(i)[k] - mean[k]), mean)
 }
 
-fn sum_sq(m: &Mat<f64>) -> f64 {
-    (0..m.nrows()).flat_map(|i| (0..m.ncols()).map(move |k| (i, k))).map(|(i, k)| m[(i, k)] * m[(i, k)]).sum()
+/// ‖P − 1·meanᵀ‖²_F, summed row by row (the order of the centred matrix's entries).
+fn sum_sq(p: &Points, mean: &[f64]) -> f64 {
+    p.rows().flat_map(|r| r.iter().zip(mean).map(|(v, m)| (v - m) * (v - m))).sum()
 }
 
 /// Aligns `source` onto `target` (same number of rows).
 pub fn align(target: &Points, source: &Points) -> Alignment {
     let (n, k) = (target.n, target.dim);
     let (xc, mean) = centred(target);
-    let (yc, _) = centred(source);
-    let (sx, sy) = (sum_sq(&xc), sum_sq(&yc));
+    let (yc, source_mean) = centred(source);
+    let (sx, sy) = (sum_sq(target, &mean), sum_sq(source, &source_mean));
     let at_mean = || Points::from_fn(n, k, |_, c| mean[c]);
     if sx <= 0.0 || sy <= 0.0 || source.n != n {
         return Alignment { residual: 1.0, aligned: at_mean() };
@@ -74,7 +80,8 @@ pub fn align(target: &Points, source: &Points) -> Alignment {
             ((0..q).map(|a| (0..k).map(|c| m[(a, c)] * w[c]).sum::<f64>() / s).collect(), w.to_vec())
         };
         for i in 0..n {
-            let yu: f64 = (0..q).map(|a| yc[(i, a)] * u[a]).sum();
+            // (Y_c)_ia = y_ia − ȳ_a, read along the row-major source.
+            let yu: f64 = source.row(i).iter().zip(&source_mean).zip(&u).map(|((y, m), u)| (y - m) * u).sum();
             for (out, vc) in aligned.data[i * k..(i + 1) * k].iter_mut().zip(&v) {
                 *out += scale * yu * vc;
             }

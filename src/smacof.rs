@@ -22,8 +22,8 @@ fn raw_sum(delta: &DistanceMatrix, target: &DistanceMatrix) -> f64 {
     let n = target.n();
     let mut s = 0.0;
     for i in 0..n {
-        for j in i + 1..n {
-            let e = delta.get(i, j) - target.get(i, j);
+        for (a, b) in delta.row(i)[i + 1..].iter().zip(&target.row(i)[i + 1..]) {
+            let e = a - b;
             s += e * e;
         }
     }
@@ -44,6 +44,25 @@ fn converged(before: f64, now: f64, last: Option<f64>, tol: f64) -> bool {
     let Some(last) = last else { return step <= tol * now };
     let rate = (step / last).min(1.0 - 1e-12);
     step * rate / (1.0 - rate) <= tol * now
+}
+
+/// B(X) of the Guttman transform. B is symmetric, so column j is built from row j of δ and
+/// D (contiguous in both), B_jj = −Σ_{i≠j} B_ij summed in row order.
+fn guttman_b(delta: &DistanceMatrix, target: &DistanceMatrix) -> Mat<f64> {
+    let n = target.n();
+    let mut b = Mat::<f64>::zeros(n, n);
+    for j in 0..n {
+        let (dr, tr) = (delta.row(j), target.row(j));
+        let col = b.col_as_slice_mut(j);
+        let mut s = 0.0;
+        for i in 0..n {
+            let v = if i != j && dr[i] > 0.0 { -tr[i] / dr[i] } else { 0.0 };
+            col[i] = v;
+            s += v;
+        }
+        col[j] = -s;
+    }
+    b
 }
 
 /// SMACOF from a start configuration; returns the configuration and the iterations run.
@@ -67,18 +86,7 @@ pub fn smacof(
     let mut it = 0;
     let mut last_step = None;
     while it < max_iter && stress > floor {
-        let mut b = Mat::from_fn(n, n, |i, j| {
-            let dl = delta.get(i, j);
-            if i != j && dl > 0.0 {
-                -target.get(i, j) / dl
-            } else {
-                0.0
-            }
-        });
-        for i in 0..n {
-            let s: f64 = (0..n).map(|j| b[(i, j)]).sum();
-            b[(i, i)] = -s;
-        }
+        let b = guttman_b(&delta, target);
         let xm = Mat::from_fn(n, dim, |i, k| x.data[i * dim + k]);
         let next = &b * &xm;
         let candidate = Points::from_fn(n, dim, |i, k| next[(i, k)] / n as f64);

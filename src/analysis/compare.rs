@@ -37,7 +37,7 @@ pub(super) fn compare(
     let target_x = spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
     let target = Targets { d: target, x: target_x };
     let total = EncodingKind::BUILT_IN.len() + learned.len();
-    let mut compared = Vec::with_capacity(total);
+    let mut compared: Vec<Slot> = Vec::with_capacity(total);
     let mut cancelled = false;
     for (k, &kind) in EncodingKind::BUILT_IN.iter().enumerate() {
         report(Stage::Encodings, k as f64 / total as f64)?;
@@ -53,7 +53,7 @@ pub(super) fn compare(
             if c.procrustes.aligned.dim != target.x.dim {
                 c.procrustes = crate::procrustes::align(&target.x, &c.encoding.points);
             }
-            compared.push(c);
+            compared.push(Slot::Ready(Box::new(c)));
             continue;
         }
         let step = |f: f64| (k as f64 + f) / total as f64;
@@ -62,7 +62,7 @@ pub(super) fn compare(
         if cancelled {
             return Err(PosgeoError::Cancelled);
         }
-        compared.push(measured(kind.name().to_string(), encoding, &target));
+        compared.push(Slot::Pending(kind.name().to_string(), encoding));
     }
     for (name, table) in learned {
         report(Stage::Encodings, compared.len() as f64 / total as f64)?;
@@ -70,9 +70,45 @@ pub(super) fn compare(
             PosgeoError::BadMatrix(m) if learned.len() > 1 => PosgeoError::BadMatrix(format!("{name}: {m}")),
             other => other,
         })?;
-        compared.push(measured(learned_key(name, learned.len()), encoding, &target));
+        compared.push(Slot::Pending(learned_key(name, learned.len()), encoding));
     }
-    Ok(compared)
+    measure_all(compared, &target, report)
+}
+
+/// An encoding kept from the last run, or one still to measure.
+enum Slot {
+    Ready(Box<Compared>),
+    Pending(String, Encoding),
+}
+
+/// Measures the pending encodings, [`crate::par::threads`] at a time (each on its own core
+/// natively; an encoding's numbers do not depend on which), reporting the "stress" stage.
+fn measure_all(
+    slots: Vec<Slot>,
+    target: &Targets,
+    report: &mut dyn FnMut(Stage, f64) -> Result<()>,
+) -> Result<Vec<Compared>> {
+    let total = slots.len().max(1) as f64;
+    let mut out = Vec::with_capacity(slots.len());
+    let mut slots = slots.into_iter().peekable();
+    while slots.peek().is_some() {
+        report(Stage::Stress, 0.5 * out.len() as f64 / total)?;
+        let batch: Vec<Slot> = slots.by_ref().take(crate::par::threads()).collect();
+        let measures = crate::par::map(batch.len(), |k| match &batch[k] {
+            Slot::Pending(_, encoding) => Some(measure(encoding, target)),
+            Slot::Ready(_) => None,
+        });
+        for (slot, m) in batch.into_iter().zip(measures) {
+            out.push(match slot {
+                Slot::Ready(c) => *c,
+                Slot::Pending(name, encoding) => {
+                    let (delta, stress, procrustes) = m.unwrap_or_else(|| measure(&encoding, target));
+                    Compared { name, encoding, delta, stress, procrustes }
+                }
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// What every encoding is compared with: D, and the PMDS coordinates for Procrustes.
@@ -82,9 +118,12 @@ struct Targets {
 }
 
 /// An encoding's distances, stress and Procrustes alignment.
-fn measured(name: String, encoding: Encoding, target: &Targets) -> Compared {
+fn measure(
+    encoding: &Encoding,
+    target: &Targets,
+) -> (DistanceMatrix, stress::StressReport, crate::procrustes::Alignment) {
     let delta = encoding.distances();
     let stress = stress::stress_against(&delta, &target.d);
     let procrustes = crate::procrustes::align(&target.x, &encoding.points);
-    Compared { name, encoding, delta, stress, procrustes }
+    (delta, stress, procrustes)
 }

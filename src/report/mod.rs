@@ -103,42 +103,20 @@ pub struct Report {
 }
 
 impl Analysis {
-    /// Raw and scaled stress of X_r for r = 1..=max_rank, incrementally (δ²_r = δ²_{r−1} +
-    /// (x_ir − x_jr)²), O(n²) per rank.
-    #[allow(clippy::needless_range_loop)] // r indexes columns of the row-major x
+    /// Raw and scaled stress of X_r for r = 1..=max_rank ([`crate::rank_curve`]).
     pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
         let n = self.counts.n;
         let x = self.spectrum.coordinates(max_rank.min(n));
-        let target = self.distances.upper();
-        let tt: f64 = target.iter().map(|v| v * v).sum();
-        let mut sq = vec![0.0; target.len()];
-        let mut out = Vec::new();
-        for r in 0..max_rank.min(n) {
-            let mut p = 0;
-            for i in 0..n {
-                for j in i + 1..n {
-                    let e = x.row(i)[r] - x.row(j)[r];
-                    sq[p] += e * e;
-                    p += 1;
-                }
-            }
-            let (mut dd, mut dt, mut raw) = (0.0, 0.0, 0.0);
-            for (s, t) in sq.iter().zip(&target) {
-                let d = s.sqrt();
-                dd += d * d;
-                dt += d * t;
-                raw += (d - t) * (d - t);
-            }
-            let a = if dd > 0.0 { dt / dd } else { 0.0 };
-            let scaled: f64 = sq.iter().zip(&target).map(|(s, t)| (a * s.sqrt() - t).powi(2)).sum();
-            out.push(RankPoint {
+        let tt: f64 = self.distances.upper().iter().map(|v| v * v).sum();
+        let sums = crate::rank_curve::rank_sums(&x, &self.distances);
+        (0..x.dim)
+            .map(|r| RankPoint {
                 rank: r + 1,
-                raw_stress: raw / tt,
-                scaled_stress: scaled / tt,
+                raw_stress: sums.raw[r] / tt,
+                scaled_stress: sums.scaled[r] / tt,
                 parameters: ((r + 1) * (n + self.params.encodings.d)) as u64,
-            });
-        }
-        out
+            })
+            .collect()
     }
 
     /// The summary; `with_matrix` adds the n×n distance matrix.

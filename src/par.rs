@@ -1,0 +1,39 @@
+//! **Data parallelism that does not change a bit.** Work is cut into a fixed number of
+//! pieces that depends on the input only (never on the number of threads); natively the
+//! pieces run on every core (rayon, the pool faer already uses), in wasm one after another.
+//! Results come back in piece order, so every sum over them combines the same partial sums in
+//! the same order on every machine — the page and the CLI report the same bits.
+
+/// `f(0), f(1), …, f(count − 1)`, in that order, computed in parallel natively.
+pub fn map<T: Send>(count: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        (0..count).into_par_iter().map(f).collect()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (0..count).map(f).collect()
+    }
+}
+
+/// Threads the pieces run on: every core natively, one in wasm.
+pub fn threads() -> usize {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_come_back_in_order() {
+        let v = super::map(1000, |k| k * k);
+        assert!(v.iter().enumerate().all(|(k, &x)| x == k * k));
+    }
+}

@@ -1,0 +1,128 @@
+//! The **rank curve**: how the stress of the low-rank PMDS configuration X_r (the first r
+//! columns of X = V·diag(√λ), the paper's Algorithm 1 and the low-rank factorisation
+//! P ≈ U_r·W_r with r(n+d) parameters) falls with r — raw stress σ and scale-optimal σ*
+//! (SPEC §6, the paper's Eq. 4) of X_r for r = 1, 2, ….
+//!
+//! Incremental in r: δ²_ij(r) = δ²_ij(r−1) + (x_ir − x_jr)², so every rank costs O(n²).
+//! Two passes over the pairs: the first sums Σδ², ΣδD and Σ(δ − D)² for every r, which give
+//! a*_r = ΣδD/Σδ²; the second sums Σ(a*_r·δ − D)² (no cancellation of "1 − x"). Each row i
+//! of pairs (i, j > i) is one piece of [`crate::par::map`]; rows are summed in order, so the
+//! numbers do not depend on the number of threads.
+
+use crate::metric::DistanceMatrix;
+use crate::points::Points;
+
+/// Lanes of the inner loops (independent partial sums the compiler vectorises).
+const LANES: usize = 4;
+
+/// Per-rank sums over the pairs of the configuration `x` (n × R) against `target`:
+/// (Σδ², ΣδD, Σ(δ − D)², Σ(a_r·δ − D)²) for r = 1..=R, the last with `a` = a*_r.
+pub struct RankSums {
+    /// Σ δ².
+    pub dd: Vec<f64>,
+    /// Σ δ·D.
+    pub dt: Vec<f64>,
+    /// Σ (δ − D)².
+    pub raw: Vec<f64>,
+    /// Σ (a*_r·δ − D)².
+    pub scaled: Vec<f64>,
+}
+
+/// The four sums of [`RankSums`] for every rank of `x`.
+pub fn rank_sums(x: &Points, target: &DistanceMatrix) -> RankSums {
+    let (n, rmax) = (x.n, x.dim);
+    // Column-major copy: rank r's coordinates contiguous.
+    let cols: Vec<f64> =
+        (0..rmax).flat_map(|r| (0..n).map(move |i| (r, i))).map(|(r, i)| x.data[i * rmax + r]).collect();
+    let first = crate::par::map(n, |i| row_pass(&cols, n, i, target, None));
+    let add = |rows: &[Vec<[f64; 3]>], k: usize| -> Vec<f64> {
+        (0..rmax).map(|r| rows.iter().fold(0.0, |acc, row| acc + row[r][k])).collect()
+    };
+    let (dd, dt, raw) = (add(&first, 0), add(&first, 1), add(&first, 2));
+    let a: Vec<f64> = dd.iter().zip(&dt).map(|(&dd, &dt)| if dd > 0.0 { dt / dd } else { 0.0 }).collect();
+    let second = crate::par::map(n, |i| row_pass(&cols, n, i, target, Some(&a)));
+    let scaled = add(&second, 0);
+    RankSums { dd, dt, raw, scaled }
+}
+
+/// Row i's pairs (i, j > i) for every rank: [Σδ², ΣδD, Σ(δ−D)²] per rank, or, given the
+/// scales `a`, [Σ(a_r·δ − D)², 0, 0].
+fn row_pass(cols: &[f64], n: usize, i: usize, target: &DistanceMatrix, a: Option<&[f64]>) -> Vec<[f64; 3]> {
+    let rmax = cols.len() / n.max(1);
+    let t = &target.row(i)[i + 1..];
+    let mut sq = vec![0.0; t.len()];
+    let mut out = Vec::with_capacity(rmax);
+    for r in 0..rmax {
+        let c = &cols[r * n..(r + 1) * n];
+        let xi = c[i];
+        for (s, &xj) in sq.iter_mut().zip(&c[i + 1..]) {
+            let e = xi - xj;
+            *s += e * e;
+        }
+        out.push(match a {
+            None => first_sums(&sq, t),
+            Some(a) => [scaled_sum(&sq, t, a[r]), 0.0, 0.0],
+        });
+    }
+    out
+}
+
+/// [Σδ², ΣδD, Σ(δ−D)²] with δ = √sq, in [`LANES`] independent partial sums.
+fn first_sums(sq: &[f64], t: &[f64]) -> [f64; 3] {
+    let (mut dd, mut dt, mut raw) = ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
+    let mut tail = [0.0; 3];
+    let (sc, tc) = (sq.chunks_exact(LANES), t.chunks_exact(LANES));
+    for (s, y) in sq[sc.len() * LANES..].iter().zip(&t[tc.len() * LANES..]) {
+        let d = s.sqrt();
+        tail[0] += d * d;
+        tail[1] += d * y;
+        tail[2] += (d - y) * (d - y);
+    }
+    for (s, y) in sc.zip(tc) {
+        for l in 0..LANES {
+            let d = s[l].sqrt();
+            dd[l] += d * d;
+            dt[l] += d * y[l];
+            raw[l] += (d - y[l]) * (d - y[l]);
+        }
+    }
+    let fold = |v: [f64; LANES], t: f64| v.iter().sum::<f64>() + t;
+    [fold(dd, tail[0]), fold(dt, tail[1]), fold(raw, tail[2])]
+}
+
+/// Σ (a·√sq − D)², in [`LANES`] independent partial sums.
+fn scaled_sum(sq: &[f64], t: &[f64], a: f64) -> f64 {
+    let mut acc = [0.0; LANES];
+    let (sc, tc) = (sq.chunks_exact(LANES), t.chunks_exact(LANES));
+    let tail: f64 =
+        sq[sc.len() * LANES..].iter().zip(&t[tc.len() * LANES..]).map(|(s, y)| (a * s.sqrt() - y).powi(2)).sum();
+    for (s, y) in sc.zip(tc) {
+        for l in 0..LANES {
+            let e = a * s[l].sqrt() - y[l];
+            acc[l] += e * e;
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sums_equal_the_direct_computation_for_every_rank() {
+        let n = 23;
+        let x = Points::from_fn(n, 5, |i, k| ((i * 7 + k * 13) % 11) as f64 * 0.3 - (k as f64) * 0.1);
+        let target = DistanceMatrix::from_fn(n, |i, j| 1.0 + ((i + 2 * j) % 5) as f64 * 0.2);
+        let sums = rank_sums(&x, &target);
+        for r in 1..=5 {
+            let xr = Points::from_fn(n, r, |i, k| x.row(i)[k]);
+            let s = crate::stress::stress(&xr.distances(), &target).expect("stress");
+            let tt: f64 = target.upper().iter().map(|v| v * v).sum();
+            let a = sums.dt[r - 1] / sums.dd[r - 1];
+            assert!((sums.raw[r - 1] / tt - s.raw_stress).abs() < 1e-12, "raw, r = {r}");
+            assert!((a - s.scale).abs() < 1e-12, "a*, r = {r}");
+            assert!((sums.scaled[r - 1] / tt - s.scaled_stress).abs() < 1e-12, "σ*, r = {r}");
+        }
+    }
+}
