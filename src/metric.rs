@@ -122,6 +122,14 @@ impl DistanceMatrix {
         out
     }
 
+    /// δ as a function of the lag, f(0..n), when it is one bit for bit (δ_ij = f(|i − j|),
+    /// as for the shift-invariant encodings); `None` otherwise.
+    pub fn lags(&self) -> Option<&[f64]> {
+        let n = self.n;
+        let first = self.data.get(..n).filter(|_| n > 0)?;
+        (1..n).all(|i| self.row(i)[i..] == first[..n - i]).then_some(first)
+    }
+
     /// Largest entry.
     pub fn max(&self) -> f64 {
         self.data.iter().copied().fold(0.0, f64::max)

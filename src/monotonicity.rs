@@ -25,9 +25,33 @@ const ANCHORS_PER_PIECE: usize = 32;
 pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
     let n = delta.n();
     let eps = 1e-12 * delta.max();
+    if let Some(f) = delta.lags() {
+        return count_lags(f, eps);
+    }
     let pieces = crate::par::map(n.div_ceil(ANCHORS_PER_PIECE), |p| {
         let anchors = p * ANCHORS_PER_PIECE..((p + 1) * ANCHORS_PER_PIECE).min(n);
         count_anchors(delta, eps, anchors)
+    });
+    pieces.iter().fold((0, 0), |(v, t), &(pv, pt)| (v + pv, t + pt))
+}
+
+/// (violations, triples) of a matrix that is a function of the lag, δ_ij = f(|i − j|), in
+/// O(n²): a triple is a pair of separations s < t seen from an anchor i that has
+/// c_i(s) = [s ≤ i] + [s ≤ n−1−i] positions at each; summed over the anchors,
+/// W(s, t) = Σ_i c_i(s)·c_i(t) = 2(n − t) + 2·max(0, n − s − t), and the triple is a
+/// violation when f(s) > f(t) + ε — the same count as [`count_anchors`] gives.
+fn count_lags(f: &[f64], eps: f64) -> (u64, u64) {
+    let n = f.len();
+    let pieces = crate::par::map(n, |s| {
+        let (mut violations, mut triples) = (0u64, 0u64);
+        for t in (s + 1..n).filter(|_| s > 0) {
+            let w = (2 * (n - t) + 2 * n.saturating_sub(s + t)) as u64;
+            triples += w;
+            if f[s] > f[t] + eps {
+                violations += w;
+            }
+        }
+        (violations, triples)
     });
     pieces.iter().fold((0, 0), |(v, t), &(pv, pt)| (v + pv, t + pt))
 }
@@ -130,6 +154,28 @@ mod tests {
                 // Few distinct values so that ties occur.
                 ((h >> 60) % 5) as f64
             });
+            assert_eq!(count(&d), brute(&d), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn lag_matrices_count_as_the_general_algorithm_and_the_definition() {
+        for seed in 0..30u64 {
+            let n = 3 + (seed as usize % 14);
+            // Few distinct values so that ties and near-ties occur.
+            let f: Vec<f64> = (0..n)
+                .map(|s| {
+                    if s == 0 {
+                        0.0
+                    } else {
+                        ((s as u64 * 2654435761 ^ seed * 97).wrapping_mul(0x9E3779B97F4A7C15) >> 61) as f64
+                    }
+                })
+                .collect();
+            let d = DistanceMatrix::from_fn(n, |i, j| f[j - i]);
+            assert!(d.lags().is_some());
+            let eps = 1e-12 * d.max();
+            assert_eq!(count_lags(d.lags().expect("lags"), eps), count_anchors(&d, eps, 0..n), "seed {seed}");
             assert_eq!(count(&d), brute(&d), "seed {seed}");
         }
     }

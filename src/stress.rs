@@ -75,7 +75,7 @@ pub fn stress_against(delta: &DistanceMatrix, target: &Target) -> StressReport {
         raw_stress: raw,
         scaled_stress: scaled,
         scale,
-        spearman: pearson(&ranks(&d), &target.ranks),
+        spearman: pearson(&pair_ranks(delta, &d), &target.ranks),
         monotonicity_violation_rate: monotonicity::violation_rate(delta),
     }
 }
@@ -104,6 +104,31 @@ pub fn ranks(v: &[f64]) -> Vec<f64> {
         start = end;
     }
     r
+}
+
+/// [`ranks`] of the pairs `upper` of `delta` (its values over i < j in row order); for a
+/// matrix that is a function of the lag (δ_ij = f(|i − j|)), from the n − 1 lags with their
+/// n − s pairs each — the same ranks without sorting n(n−1)/2 values.
+pub fn pair_ranks(delta: &DistanceMatrix, upper: &[f64]) -> Vec<f64> {
+    let Some(f) = delta.lags() else { return ranks(upper) };
+    let n = f.len();
+    let eps = TIE_TOLERANCE * upper.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let mut lags: Vec<usize> = (1..n).collect();
+    lags.sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]));
+    let mut rank_of = vec![0.0; n];
+    let (mut start, mut k) = (0usize, 0usize); // pairs before the run; its first lag
+    while k < lags.len() {
+        let mut end = k + 1;
+        let mut pairs = n - lags[k];
+        while end < lags.len() && f[lags[end]] - f[lags[end - 1]] <= eps {
+            pairs += n - lags[end];
+            end += 1;
+        }
+        let avg = (2 * start + pairs + 1) as f64 / 2.0;
+        lags[k..end].iter().for_each(|&s| rank_of[s] = avg);
+        (start, k) = (start + pairs, end);
+    }
+    (0..n).flat_map(|i| (i + 1..n).map(move |j| j - i)).map(|s| rank_of[s]).collect()
 }
 
 /// Spearman's ρ: Pearson correlation of average ranks; `None` if either side is constant.
@@ -154,6 +179,18 @@ mod tests {
         let zero = DistanceMatrix::from_fn(5, |_, _| 0.0);
         let r = stress(&zero, &d).unwrap();
         assert_eq!((r.raw_stress, r.scaled_stress, r.scale, r.spearman), (1.0, 1.0, 0.0, None));
+    }
+
+    #[test]
+    fn lag_ranks_equal_the_sorted_ranks() {
+        for seed in 0..30usize {
+            let n = 2 + seed % 17;
+            // Ties, near-ties within ε and distinct values.
+            let f: Vec<f64> =
+                (0..n).map(|s| [0.0, 1.0, 1.0 + 1e-14, 2.0, 0.5][(s * 7 + seed) % 5] * (s > 0) as u8 as f64).collect();
+            let d = DistanceMatrix::from_fn(n, |i, j| f[j - i]);
+            assert_eq!(pair_ranks(&d, &d.upper()), ranks(&d.upper()), "seed {seed}");
+        }
     }
 
     #[test]
