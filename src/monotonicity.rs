@@ -168,7 +168,7 @@ mod tests {
                     if s == 0 {
                         0.0
                     } else {
-                        ((s as u64 * 2654435761 ^ seed * 97).wrapping_mul(0x9E3779B97F4A7C15) >> 61) as f64
+                        (((s as u64 * 2654435761) ^ (seed * 97)).wrapping_mul(0x9E3779B97F4A7C15) >> 61) as f64
                     }
                 })
                 .collect();
