@@ -108,3 +108,20 @@ fn charts_draw_on_an_offscreen_canvas() {
     let coloured = data.chunks(4).filter(|p| !(p[0] == p[1] && p[1] == p[2])).count();
     assert!(coloured > 100, "bars are drawn in colour ({coloured} pixels)");
 }
+
+#[wasm_bindgen_test]
+fn the_first_load_is_answered_by_the_shipped_results_in_wasm() {
+    use posgeo::web::app::{update, Effect, Form, Model, Msg};
+    let mut m = Model::default();
+    update(&mut m, Msg::Start(PageState::default()));
+    let fx = update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
+    let shown = fx.iter().any(|e| matches!(e, Effect::RenderResults(_)));
+    let mut fx = fx;
+    fx.extend(update(&mut m, Msg::WorkerReady));
+    let job = fx.iter().find_map(|e| if let Effect::Post(j) = e { Some(j.clone()) } else { None }).expect("posted");
+    let json = serde_json::to_string(&Request { id: 0, ..job.request.clone() }).expect("json");
+    assert_eq!(json, protocol::shipped::REQUEST.trim_end(), "the page's first request is the shipped one");
+    let payload: Result<protocol::Payload, _> = serde_json::from_str(protocol::shipped::PAYLOAD);
+    assert!(payload.is_ok(), "{:?}", payload.err());
+    assert!(shown, "the first run's results are drawn at once");
+}

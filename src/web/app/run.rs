@@ -160,10 +160,16 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         Effect::CancelEnabled(true),
         Effect::WriteUrl(m.link()),
     ]);
+    // The default run's results ship with the page: shown at once; the worker still runs
+    // the request (its answer, for a run no longer current, is ignored) to keep the geometry.
+    let shipped = crate::web::protocol::shipped::answer(&job.request);
     if m.worker_ready {
         fx.push(Effect::Post(Box::new(job)));
     } else {
         m.queued = Some(job);
+    }
+    if let Some(payload) = shipped {
+        fx.extend(worker_said(m, Response::Done { id, payload: Box::new(payload) }, at));
     }
     fx
 }

@@ -13,8 +13,26 @@ fn started() -> Model {
     m
 }
 
+/// A form other than the default one (whose first run the page answers from the shipped
+/// results, see `shipped_first_run_*`), so that runs go through the worker.
 fn form() -> Form {
-    Form::from_state(&PageState::default())
+    let mut st = PageState::default();
+    st.synth.seed = 1;
+    Form::from_state(&st)
+}
+
+#[test]
+fn the_default_first_run_is_shown_at_once_and_still_posted() {
+    let mut m = started();
+    let fx = update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
+    assert!(fx.iter().any(|e| matches!(e, Effect::RenderResults(1))), "{fx:?}");
+    assert!(m.results.is_some() && m.running.is_none());
+    let fx = update(&mut m, Msg::WorkerReady);
+    let job = posted(&fx).expect("the worker still gets the request (it keeps the geometry)").clone();
+    // Its answer, for a run no longer current, changes nothing.
+    let shown = m.results.clone();
+    assert!(update(&mut m, Msg::Worker { response: done_for(&job), at: 5.0 }).is_empty());
+    assert_eq!(m.results, shown);
 }
 
 fn posted(fx: &[Effect]) -> Option<&Job> {
@@ -240,7 +258,7 @@ fn the_link_follows_the_last_run_and_the_view() {
     let mut f = form();
     f.values.insert("opt-d", "12".into());
     let fx = update(&mut m, Msg::Run { form: f, at: 0.0 });
-    assert!(fx.contains(&Effect::WriteUrl("?d=12&shepard=rope".into())), "{fx:?}");
+    assert!(fx.contains(&Effect::WriteUrl("?synth_seed=1&d=12&shepard=rope".into())), "{fx:?}");
 }
 
 #[test]

@@ -342,6 +342,7 @@ fn full_run(
 
 mod input;
 mod payload;
+pub mod shipped;
 pub use payload::block_means;
 use payload::payload_of;
 
