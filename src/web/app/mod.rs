@@ -145,7 +145,7 @@ pub struct Model {
     started: f64,
     last_id: u32,
     worker_ready: bool,
-    queued: Option<Job>,
+    queued: Vec<Job>,
     waiting: Option<(Form, f64)>,
     drag: Option<(i32, i32)>,
     /// The worker holds the geometry of the results shown (live updates can reuse it).
@@ -284,7 +284,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::Cancel => run::cancel(m),
         Msg::WorkerReady => {
             m.worker_ready = true;
-            m.queued.take().map(|j| Effect::Post(Box::new(j))).into_iter().collect()
+            m.queued.drain(..).map(|j| Effect::Post(Box::new(j))).collect()
         }
         Msg::Worker { response, at } => run::worker_said(m, response, at),
         Msg::WorkerDied(message) => run::worker_died(m, &message),

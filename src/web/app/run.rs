@@ -70,7 +70,7 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     if m.worker_ready {
         fx.push(Effect::Post(Box::new(job)));
     } else {
-        m.queued = Some(job);
+        m.queued.push(job); // after the run whose geometry it reuses
     }
     fx
 }
@@ -166,7 +166,7 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     if m.worker_ready {
         fx.push(Effect::Post(Box::new(job)));
     } else {
-        m.queued = Some(job);
+        m.queued = vec![job]; // a new run supersedes whatever waits
     }
     if let Some(payload) = shipped {
         fx.extend(worker_said(m, Response::Done { id, payload: Box::new(payload) }, at));
@@ -180,7 +180,7 @@ pub(super) fn cancel(m: &mut Model) -> Vec<Effect> {
     m.live_pending = None;
     if m.running.take().is_some() {
         m.last_id += 1;
-        m.queued = None;
+        m.queued.clear();
         fx.push(restart_worker(m));
     }
     if !fx.is_empty() || waiting {
@@ -194,7 +194,7 @@ pub(super) fn cancel(m: &mut Model) -> Vec<Effect> {
 }
 
 pub(super) fn worker_died(m: &mut Model, message: &str) -> Vec<Effect> {
-    m.queued = None;
+    m.queued.clear();
     m.live_pending = None;
     let mut fx = vec![restart_worker(m)];
     if m.running.take().is_some() {

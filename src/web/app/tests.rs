@@ -27,12 +27,19 @@ fn the_default_first_run_is_shown_at_once_and_still_posted() {
     let fx = update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
     assert!(fx.iter().any(|e| matches!(e, Effect::RenderResults(1))), "{fx:?}");
     assert!(m.results.is_some() && m.running.is_none());
+    // A live update before the worker is up waits behind the run whose geometry it reuses.
+    let mut live = Form::from_state(&PageState::default());
+    live.values.insert("opt-slope", "0.125".into());
+    update(&mut m, Msg::Live { form: live, at: 1.0 });
     let fx = update(&mut m, Msg::WorkerReady);
-    let job = posted(&fx).expect("the worker still gets the request (it keeps the geometry)").clone();
+    let jobs: Vec<&Job> = fx.iter().filter_map(|e| if let Effect::Post(j) = e { Some(&**j) } else { None }).collect();
+    assert_eq!(jobs.iter().map(|j| j.request.reuse_geometry).collect::<Vec<_>>(), [false, true]);
+    let job = jobs[0].clone();
     // Its answer, for a run no longer current, changes nothing.
     let shown = m.results.clone();
     assert!(update(&mut m, Msg::Worker { response: done_for(&job), at: 5.0 }).is_empty());
     assert_eq!(m.results, shown);
+    assert!(m.running.is_some(), "the live update runs");
 }
 
 fn posted(fx: &[Effect]) -> Option<&Job> {
