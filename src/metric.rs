@@ -122,12 +122,10 @@ impl DistanceMatrix {
         out
     }
 
-    /// δ as a function of the lag, f(0..n), when it is one bit for bit (δ_ij = f(|i − j|),
-    /// as for the shift-invariant encodings); `None` otherwise.
+    /// f(0..n) when δ_ij = f(|i − j|) bit for bit (the shift-invariant encodings), else `None`.
     pub fn lags(&self) -> Option<&[f64]> {
-        let n = self.n;
-        let first = self.data.get(..n).filter(|_| n > 0)?;
-        (1..n).all(|i| self.row(i)[i..] == first[..n - i]).then_some(first)
+        let first = self.data.get(..self.n).filter(|_| self.n > 0)?;
+        (1..self.n).all(|i| self.row(i)[i..] == first[..self.n - i]).then_some(first)
     }
 
     /// Largest entry.
