@@ -150,6 +150,9 @@ pub struct Model {
     drag: Option<(i32, i32)>,
     /// The worker holds the geometry of the results shown (live updates can reuse it).
     geometry_kept: bool,
+    /// A worker was asked for (the first is, once a run needs one or the shipped first
+    /// results are drawn, so that it does not compete with that drawing).
+    worker_started: bool,
     /// The run under way is a live update.
     live: bool,
     /// The latest live update waiting for the one under way.
@@ -288,10 +291,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         }
         Msg::Worker { response, at } => run::worker_said(m, response, at),
         Msg::WorkerDied(message) => run::worker_died(m, &message),
-        Msg::Rendered { id, at } if m.running.is_none() && id == m.last_id => {
-            vec![Effect::Status(Status::Done, format!("done in {:.2} s", (at - m.started) / 1000.0))]
-        }
-        Msg::Rendered { .. } => Vec::new(),
+        Msg::Rendered { id, at } => run::rendered(m, id, at),
         Msg::FileChosen { slot, name, size } => run::file_chosen(m, slot, name, size),
         Msg::FileLoaded { slot, name, size, detail } => run::file_loaded(m, slot, name, size, &detail),
         Msg::FileUnreadable { slot, name } => run::file_unreadable(m, slot, &name),

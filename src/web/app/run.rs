@@ -33,6 +33,7 @@ fn tokenizer_file(m: &Model, st: &PageState) -> Option<String> {
 fn restart_worker(m: &mut Model) -> Effect {
     m.worker_ready = false;
     m.geometry_kept = false;
+    m.worker_started = true;
     Effect::RestartWorker
 }
 
@@ -71,6 +72,7 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         fx.push(Effect::Post(Box::new(job)));
     } else {
         m.queued.push(job); // after the run whose geometry it reuses
+        fx.extend(first_worker(m));
     }
     fx
 }
@@ -168,10 +170,28 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     } else {
         m.queued = vec![job]; // a new run supersedes whatever waits
     }
-    if let Some(payload) = shipped {
-        fx.extend(worker_said(m, Response::Done { id, payload: Box::new(payload) }, at));
+    match shipped {
+        Some(payload) => fx.extend(worker_said(m, Response::Done { id, payload: Box::new(payload) }, at)),
+        None if !m.worker_started => fx.push(restart_worker(m)),
+        None => {}
     }
     fx
+}
+
+/// Every chart of run `id` is drawn: done, if it is the last run and nothing runs. After the
+/// shipped first results the worker starts now (its queued run keeps the geometry).
+pub(super) fn rendered(m: &mut Model, id: u32, at: f64) -> Vec<Effect> {
+    let mut fx: Vec<Effect> = first_worker(m).into_iter().collect();
+    if m.running.is_none() && id == m.last_id {
+        fx.push(Effect::Status(Status::Done, format!("done in {:.2} s", (at - m.started) / 1000.0)));
+    }
+    fx
+}
+
+/// Starts the first worker if none was asked for yet (the jobs queued so far keep their
+/// order, so the geometry the page shows is rebuilt before a live update uses it).
+fn first_worker(m: &mut Model) -> Option<Effect> {
+    (!std::mem::replace(&mut m.worker_started, true)).then_some(Effect::RestartWorker)
 }
 
 pub(super) fn cancel(m: &mut Model) -> Vec<Effect> {

@@ -10,6 +10,7 @@ fn started() -> Model {
     let mut m = Model::default();
     let fx = update(&mut m, Msg::Start(PageState::default()));
     assert!(matches!(fx[..], [Effect::ShowForm(..), Effect::ShowDemo(..)]));
+    m.worker_started = true; // as after a first run: a worker exists
     m
 }
 
@@ -22,12 +23,42 @@ fn form() -> Form {
 }
 
 #[test]
+fn a_live_update_before_the_shipped_results_are_drawn_starts_the_worker() {
+    let mut m = started();
+    m.worker_started = false;
+    update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
+    let mut live = Form::from_state(&PageState::default());
+    live.values.insert("opt-rank", "2".into());
+    assert!(update(&mut m, Msg::Live { form: live, at: 0.1 }).contains(&Effect::RestartWorker));
+    assert!(!update(&mut m, Msg::Rendered { id: 1, at: 0.3 }).contains(&Effect::RestartWorker), "only one");
+    let fx = update(&mut m, Msg::WorkerReady);
+    let jobs: Vec<bool> =
+        fx.iter().filter_map(|e| if let Effect::Post(j) = e { Some(j.request.reuse_geometry) } else { None }).collect();
+    assert_eq!(jobs, [false, true], "the shipped run's request first, then the live update");
+}
+
+#[test]
+fn a_first_run_that_is_not_the_shipped_one_starts_the_worker_at_once() {
+    let mut m = started();
+    m.worker_started = false;
+    let fx = update(&mut m, Msg::Run { form: form(), at: 0.0 });
+    assert!(fx.contains(&Effect::RestartWorker) && posted(&fx).is_none(), "{fx:?}");
+    assert!(posted(&update(&mut m, Msg::WorkerReady)).is_some());
+}
+
+#[test]
 fn the_default_first_run_is_shown_at_once_and_still_posted() {
     let mut m = started();
+    m.worker_started = false; // the page as it opens
     let fx = update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
     assert!(fx.iter().any(|e| matches!(e, Effect::RenderResults(1))), "{fx:?}");
+    assert!(!fx.contains(&Effect::RestartWorker), "the worker waits until the charts are drawn");
     assert!(m.results.is_some() && m.running.is_none());
-    // A live update before the worker is up waits behind the run whose geometry it reuses.
+    let fx = update(&mut m, Msg::Rendered { id: 1, at: 0.3 });
+    assert!(fx.contains(&Effect::RestartWorker), "{fx:?}");
+    assert!(m.geometry_kept, "its queued run will keep the geometry");
+    // A live update before the worker is up waits behind the run whose geometry it reuses
+    // (and starts the worker, even before the charts are drawn).
     let mut live = Form::from_state(&PageState::default());
     live.values.insert("opt-slope", "0.125".into());
     update(&mut m, Msg::Live { form: live, at: 1.0 });

@@ -88,7 +88,7 @@ pub fn download_url(name: &str, url: &str) {
 }
 
 /// Entry point of the page: elements, controls, link state; then, in a task of its own,
-/// the worker, the first run and the service worker.
+/// the first run (which starts the worker) and the service worker.
 pub fn start() {
     console_error_panic_hook::set_once();
     let els = match elements::Elements::find() {
@@ -101,7 +101,7 @@ pub fn start() {
     runtime::dispatch(crate::web::app::Msg::Start(state));
     runtime::dispatch(crate::web::app::Msg::Lecture(lecture::current_hash()));
     later(|| {
-        runtime::perform(crate::web::app::Effect::RestartWorker);
+        // The first run starts the worker (at once, or after the shipped results are drawn).
         runtime::dispatch(crate::web::app::Msg::Run { form: controls::read_form(), at: now() });
         register_service_worker();
     });
