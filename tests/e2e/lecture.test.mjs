@@ -118,9 +118,9 @@ test('the corpus switches mid-lecture and the rank slider updates the step live'
   assert.deepEqual(await visible(page), [1], 'still on the same step');
   // Step 8: the slider sets the rank; the text's r and parameter count follow.
   await page.goto(url + '#lecture/8');
-  await page.waitForFunction(() => /r = \d+/.test(document.querySelector('[data-lecture-step="8"]').textContent), null, { timeout: 120000 });
+  await page.waitForFunction(() => /r = \d+/.test(document.querySelector('[data-lecture-step="8"]')?.textContent ?? ''), null, { timeout: 120000 });
   await page.$eval('#lecture-rank', (r) => { r.value = '2'; r.dispatchEvent(new Event('input', { bubbles: true })); });
-  await page.waitForFunction(() => /rank r = 2 is/.test(document.querySelector('[data-lecture-step="8"]').textContent), null, { timeout: 60000 });
+  await page.waitForFunction(() => /rank r = 2 is/.test(document.querySelector('[data-lecture-step="8"]')?.textContent ?? ''), null, { timeout: 60000 });
   const text = await page.textContent('[data-lecture-step="8"]');
   const n = Number(/n·d = (\d+)/.exec(text)[1]) / Number(new URL(page.url()).searchParams.get('d') || 768);
   assert.ok(text.includes(`r(n + d) = ${2 * (n + Number(new URL(page.url()).searchParams.get('d') || 768))}`), text);
