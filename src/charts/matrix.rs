@@ -148,19 +148,26 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
     Ok(frame(&chart, (0.5, x1), (FLOOR, 2.0), true))
 }
 
+/// The largest value of the two panels of [`geometry_pair`] (their one colour scale).
+pub(super) fn pair_max(corpus: &[f32], encoding: &[f32]) -> f64 {
+    corpus.iter().chain(encoding).map(|&v| f64::from(v)).fold(0.0f64, f64::max).max(1e-300)
+}
+
 /// Two block heatmaps side by side on one colour scale: the corpus's D (left) and an
 /// encoding's a*·δ (right), each `side` × `side` row-major. The frame's x runs over both
-/// panels: the left over 0..side, the right over side + 1 .. 2·side + 1.
+/// panels: the left over 0..side, the right over side + 1 .. 2·side + 1. With `cells` =
+/// false only the axes are drawn (the canvas paints [`super::bitmap::geometry_pair`] into
+/// the frame).
 pub fn geometry_pair<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     side: usize,
-    corpus: &[f32],
-    encoding: &[f32],
+    (corpus, encoding): (&[f32], &[f32]),
     name: &str,
+    cells: bool,
 ) -> ChartResult {
     area.fill(&WHITE).map_err(err)?;
     let s = side as f64;
-    let max = corpus.iter().chain(encoding).map(|&v| f64::from(v)).fold(0.0f64, f64::max).max(1e-300);
+    let max = pair_max(corpus, encoding);
     let x1 = 2.0 * s + 1.0;
     let mut chart = ChartBuilder::on(area)
         .margin(STYLE.margin)
@@ -170,7 +177,7 @@ pub fn geometry_pair<DB: DrawingBackend>(
         .build_cartesian_2d(0f64..x1, s..0f64)
         .map_err(err)?;
     chart.configure_mesh().disable_mesh().x_labels(0).y_desc("block of positions").draw().map_err(err)?;
-    for (offset, values) in [(0.0, corpus), (s + 1.0, encoding)] {
+    for (offset, values) in [(0.0, corpus), (s + 1.0, encoding)].into_iter().filter(|_| cells) {
         chart
             .draw_series(values.iter().enumerate().take(side * side).map(|(k, &v)| {
                 let (i, j) = ((k / side) as f64, (k % side) as f64);

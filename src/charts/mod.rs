@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
 mod bars;
+pub mod bitmap;
 mod map;
 mod matrix;
 

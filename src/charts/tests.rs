@@ -40,7 +40,7 @@ fn every_chart_draws_to_svg_with_its_data() {
     let (s, _) = svg(|a| pmds_map_3d(a, &r.pmds_coordinates, View3d::default()).map(|_| Frame::default()));
     assert!(s.matches("<circle").count() >= r.n);
     let blocks: Vec<f32> = (0..36).map(|k| k as f32).collect();
-    let (s, f) = svg(|a| geometry_pair(a, 6, &blocks, &blocks, "rope"));
+    let (s, f) = svg(|a| geometry_pair(a, 6, (&blocks, &blocks), "rope", true));
     assert!(s.contains("a*·δ of rope") && s.matches("<rect").count() >= 72, "two 6×6 panels");
     assert_eq!((f.x, f.y), ((0.0, 13.0), (6.0, 0.0)));
     let pairs: Vec<(f32, f32)> = vec![(0.1, 0.2), (0.5, 0.4)];

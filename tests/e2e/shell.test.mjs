@@ -170,6 +170,34 @@ test('encodings seen as geometry: D beside a*·δ of the picked encoding, with r
   // PMDS is exact on the default corpus: both panels show the same block.
   const m = (await readout()).match(/D = ([\d.]+), a\*·δ \(pmds\) = ([\d.]+)/);
   assert.ok(m && m[1] === m[2], `pmds reproduces D: ${m}`);
+  // The panels are painted as one image: along a row through the plot, the coloured pixels
+  // form two runs (D, then a*·δ), and for PMDS each cell has the same colour in both.
+  const rows = await page.$eval('#chart-geometry', (c) => {
+    const ctx = c.getContext('2d');
+    return [0.3, 0.5, 0.7].map((f) => {
+      const { data } = ctx.getImageData(0, Math.round(c.height * f), c.width, 1);
+      const runs = [];
+      let last = -2;
+      for (let x = 0; x < c.width; x++) {
+        const [r, g, b] = data.slice(4 * x, 4 * x + 3);
+        if (r === g && g === b) continue; // white, black and grey: axes, text, the gap
+        if (x !== last + 1) runs.push([]);
+        runs[runs.length - 1].push([r, g, b].join());
+        last = x;
+      }
+      return runs;
+    });
+  });
+  for (const runs of rows) {
+    const long = runs.filter((r) => r.length > 20);
+    assert.equal(long.length, 2, `two painted panels in a row: ${runs.map((r) => r.length)}`);
+    const [a, b] = long;
+    assert.ok(Math.abs(a.length - b.length) <= 1, `panels of equal width: ${a.length} vs ${b.length}`);
+    // Cell by cell the same colours (runs of equal pixels, whatever each cell's width).
+    const cells = (run) => run.filter((c, i) => i === 0 || c !== run[i - 1]);
+    assert.deepEqual(cells(b), cells(a), 'a*·δ of PMDS paints D');
+    assert.ok(cells(a).length > 3, 'the panel shows several colours');
+  }
   await page.close();
 });
 

@@ -112,8 +112,9 @@ pub struct Drawn {
     pub pixels: Vec<(i32, i32)>,
 }
 
-/// Draws one chart. On canvas (`svg` = false) the heatmap's cells are left to the caller's
-/// bitmap; for SVG they are drawn as at most [`SVG_HEATMAP_BLOCKS`]² rectangles.
+/// Draws one chart. On canvas (`svg` = false) the cells of the heatmap and of the geometry
+/// pair are left to the caller's bitmap ([`charts::bitmap`]); for SVG they are rectangles
+/// (the heatmap's at most [`SVG_HEATMAP_BLOCKS`]² block means).
 pub fn draw_on<DB: DrawingBackend>(
     kind: ChartKind,
     root: &DrawingArea<DB, Shift>,
@@ -132,7 +133,7 @@ pub fn draw_on<DB: DrawingBackend>(
             let name = view.shepard_for(p);
             let h = &p.heat;
             let delta = h.encodings.get(name).map(Vec::as_slice).unwrap_or(&[]);
-            charts::geometry_pair(root, h.side, &h.corpus, delta, name)?
+            charts::geometry_pair(root, h.side, (&h.corpus, delta), name, svg)?
         }
         ChartKind::Spectrum => charts::spectrum(root, r)?,
         ChartKind::Map if view.map.three_d => {

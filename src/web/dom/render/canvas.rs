@@ -1,14 +1,14 @@
-//! Charts on canvases: drawing (through `web::view::charts::draw_on`), the heatmap's bitmap,
+//! Charts on canvases: drawing (through `web::view::charts::draw_on`), the matrices' bitmaps,
 //! and hover read-outs from the pixel under the mouse.
 
 use super::super::runtime;
-use crate::charts::{viridis, Frame};
+use super::measured::MeasuredCanvas;
+use crate::charts::{bitmap, Frame};
 use crate::web::app::View;
 use crate::web::protocol::Payload;
 use crate::web::view::charts::{draw_on, ChartKind};
 use crate::web::view::hover::{position_tokens, readout};
-use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
+use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, MouseEvent};
 
@@ -31,41 +31,36 @@ pub fn draw_into(
     p: &Payload,
     view: &View,
 ) -> Result<crate::web::view::charts::Drawn, String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2-D context for the chart")?;
+    let backend = MeasuredCanvas::new(canvas).ok_or("no 2-D context for the chart")?;
     let root = backend.into_drawing_area();
     let result = draw_on(kind, &root, p, view, false);
     root.present().ok();
     let drawn = result?;
-    if kind == ChartKind::Heatmap {
-        let m = p.report.matrix.values().next().map(Vec::as_slice).unwrap_or(&[]);
-        paint_heatmap(canvas, &drawn.frame, m);
+    let f = &drawn.frame;
+    let (w, h) = ((f.px.1 - f.px.0).max(1) as usize, (f.py.1 - f.py.0).max(1) as usize);
+    let image = match kind {
+        ChartKind::Heatmap => Some(bitmap::heatmap(w, h, p.report.matrix.values().next().map_or(&[], Vec::as_slice))),
+        ChartKind::Geometry => {
+            let heat = &p.heat;
+            let encoding = heat.encodings.get(view.shepard_for(p)).map_or(&[][..], Vec::as_slice);
+            Some(bitmap::geometry_pair(w, h, heat.side, &heat.corpus, encoding))
+        }
+        _ => None,
+    };
+    if let Some(data) = image {
+        paint(canvas, f, w, &data);
     }
     Ok(drawn)
 }
 
-/// Paints the distance matrix as a bitmap into the heatmap's plotting area.
-fn paint_heatmap(c: &HtmlCanvasElement, f: &Frame, m: &[Vec<f64>]) {
-    let n = m.len();
-    let (w, h) = ((f.px.1 - f.px.0).max(1) as usize, (f.py.1 - f.py.0).max(1) as usize);
-    if n == 0 {
-        return;
-    }
-    let max = m.iter().flatten().copied().fold(0.0f64, f64::max).max(1e-300);
-    let lut: Vec<RGBColor> = (0..256).map(|k| viridis(k as f64 / 255.0)).collect();
-    let mut data = vec![255u8; w * h * 4];
-    for y in 0..h {
-        let row = &m[(y * n / h).min(n - 1)];
-        for x in 0..w {
-            let v = row[(x * n / w).min(n - 1)];
-            let RGBColor(r, g, b) = lut[((v / max) * 255.0).round().clamp(0.0, 255.0) as usize];
-            let o = (y * w + x) * 4;
-            data[o..o + 3].copy_from_slice(&[r, g, b]);
-        }
-    }
+/// Puts an RGBA image `w` pixels wide into the chart's plotting area (the cells that
+/// [`crate::charts::bitmap`] paints instead of one rectangle each).
+fn paint(c: &HtmlCanvasElement, f: &Frame, w: usize, data: &[u8]) {
     let Ok(Some(ctx)) = c.get_context("2d") else { return };
     let ctx: web_sys::CanvasRenderingContext2d = ctx.unchecked_into();
+    let h = data.len() / 4 / w.max(1);
     if let Ok(img) =
-        web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&data), w as u32, h as u32)
+        web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(data), w as u32, h as u32)
     {
         ctx.put_image_data(&img, f64::from(f.px.0), f64::from(f.py.0)).ok();
     }

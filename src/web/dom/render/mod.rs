@@ -1,8 +1,9 @@
 //! Puts results on the page: the summary, the stress table, the Shepard picker, every chart
-//! (one per task, so the page never blocks for long), hover read-outs and downloads. What
+//! (a few per task, so the page never blocks for long), hover read-outs and downloads. What
 //! to show comes from `web::view`; this module only writes it into the elements.
 
 mod canvas;
+mod measured;
 
 pub use canvas::{draw, draw_into, hover};
 
@@ -47,14 +48,25 @@ pub fn results(id: u32) {
     draw_from(0, id);
 }
 
-/// Draws the charts from the k-th on, one per task (the first in a task of its own too).
+/// A task goes on drawing charts while it has run for less than this (ms): one chart per
+/// task would let the browser lay out and paint the page between every two charts, while
+/// a whole dashboard in one task would block it for too long.
+const TASK_BUDGET_MS: f64 = 30.0;
+
+/// Draws the charts from the k-th on, in tasks of about [`TASK_BUDGET_MS`] (the first in a
+/// task of its own, so the summary and table show first).
 fn draw_from(k: usize, id: u32) {
-    later(move || match ChartKind::ALL.get(k) {
-        Some(&kind) => {
+    later(move || {
+        let start = now();
+        let mut k = k;
+        while let Some(&kind) = ChartKind::ALL.get(k) {
             draw(kind);
-            draw_from(k + 1, id);
+            k += 1;
+            if now() - start >= TASK_BUDGET_MS {
+                return draw_from(k, id);
+            }
         }
-        None => runtime::dispatch(Msg::Rendered { id, at: now() }),
+        runtime::dispatch(Msg::Rendered { id, at: now() });
     });
 }
 
