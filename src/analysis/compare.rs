@@ -8,6 +8,7 @@ use crate::encodings::{self, Encoding, EncodingKind};
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
 use crate::metric::DistanceMatrix;
+use crate::points::Points;
 use crate::stress;
 
 /// The report key of learned table k of `count`: `learned` alone, else `learned:<name>`.
@@ -23,12 +24,47 @@ pub fn learned_key(name: &str, count: usize) -> String {
 pub(super) fn compare(
     distances: &DistanceMatrix,
     spectrum: &Spectrum,
-    (effective_rank, energy_rank): (usize, usize),
+    ranks: (usize, usize),
     params: &AnalysisParams,
     learned: &LearnedTables,
     kept: Option<(&[Compared], &encodings::EncodingParams)>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
+    let built = build(distances, spectrum, ranks, params, learned, kept, report)?;
+    measure_all(built, Vec::new(), report)
+}
+
+/// The encodings built (stage "encodings"), before their measures.
+pub(super) struct Built {
+    slots: Vec<Slot>,
+    targets: Targets,
+}
+
+impl Built {
+    /// The encodings still to measure, in order.
+    pub(super) fn pending(&self) -> impl Iterator<Item = &Encoding> {
+        self.slots.iter().filter_map(|s| match s {
+            Slot::Pending(_, e) => Some(e),
+            Slot::Ready(_) => None,
+        })
+    }
+
+    /// The PMDS coordinates Procrustes aligns onto.
+    pub(super) fn target_x(&self) -> &Points {
+        &self.targets.x
+    }
+}
+
+/// Builds every encoding (stage "encodings"); kept ones (live updates) are reused.
+pub(super) fn build(
+    distances: &DistanceMatrix,
+    spectrum: &Spectrum,
+    (effective_rank, energy_rank): (usize, usize),
+    params: &AnalysisParams,
+    learned: &LearnedTables,
+    kept: Option<(&[Compared], &encodings::EncodingParams)>,
+    report: &mut dyn FnMut(Stage, f64) -> Result<()>,
+) -> Result<Built> {
     let n = distances.n();
     let pmds_dim = params.encodings.d.min(effective_rank).max(1);
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
@@ -72,7 +108,7 @@ pub(super) fn compare(
         })?;
         compared.push(Slot::Pending(learned_key(name, learned.len()), encoding));
     }
-    measure_all(compared, &target, report)
+    Ok(Built { slots: compared, targets: target })
 }
 
 /// An encoding kept from the last run, or one still to measure.
@@ -83,45 +119,66 @@ enum Slot {
 
 /// Measures the pending encodings, [`crate::par::threads`] at a time (each on its own core
 /// natively; an encoding's numbers do not depend on which), reporting the "stress" stage.
-fn measure_all(
-    slots: Vec<Slot>,
-    target: &Targets,
+/// `given` are the measures of the first pending encodings, made elsewhere (the page's
+/// helper workers, by [`measure_encodings`]).
+pub(super) fn measure_all(
+    built: Built,
+    given: Vec<Measure>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
+    let Built { slots, targets } = built;
     let total = slots.len().max(1) as f64;
-    let mut out = Vec::with_capacity(slots.len());
-    let mut slots = slots.into_iter().peekable();
-    while slots.peek().is_some() {
-        report(Stage::Stress, 0.5 * out.len() as f64 / total)?;
-        let batch: Vec<Slot> = slots.by_ref().take(crate::par::threads()).collect();
-        let measures = crate::par::map(batch.len(), |k| match &batch[k] {
-            Slot::Pending(_, encoding) => Some(measure(encoding, target)),
-            Slot::Ready(_) => None,
-        });
-        for (slot, m) in batch.into_iter().zip(measures) {
-            out.push(match slot {
-                Slot::Ready(c) => *c,
-                Slot::Pending(name, encoding) => {
-                    let (delta, stress, procrustes) = m.unwrap_or_else(|| measure(&encoding, target));
-                    Compared { name, encoding, delta, stress, procrustes }
+    let mut given = given.into_iter();
+    // Each slot's result: known (kept, or measured elsewhere), or `None`: the next of `todo`.
+    let mut known: Vec<Option<Compared>> = Vec::with_capacity(slots.len());
+    let mut todo: Vec<(String, Encoding)> = Vec::new();
+    for slot in slots {
+        known.push(match slot {
+            Slot::Ready(c) => Some(*c),
+            Slot::Pending(name, encoding) => match given.next() {
+                Some((delta, stress, procrustes)) => Some(Compared { name, encoding, delta, stress, procrustes }),
+                None => {
+                    todo.push((name, encoding));
+                    None
                 }
-            });
-        }
+            },
+        });
     }
-    Ok(out)
+    let mut measured: Vec<Measure> = Vec::with_capacity(todo.len());
+    for batch in todo.chunks(crate::par::threads().max(1)) {
+        report(Stage::Stress, 0.5 * measured.len() as f64 / total)?;
+        measured.extend(crate::par::map(batch.len(), |k| measure(&batch[k].1, &targets)));
+    }
+    // `measured` follows `todo`, and the empty slots of `known` take them in order.
+    let mut measured = todo.into_iter().zip(measured).map(|((name, encoding), (delta, stress, procrustes))| Compared {
+        name,
+        encoding,
+        delta,
+        stress,
+        procrustes,
+    });
+    Ok(known.into_iter().filter_map(|k| k.or_else(|| measured.next())).collect())
+}
+
+/// An encoding's distances δ, its stress against D and its Procrustes alignment.
+pub type Measure = (DistanceMatrix, stress::StressReport, crate::procrustes::Alignment);
+
+/// Measures `encodings` against D and the PMDS coordinates `x` — what the page's helper
+/// workers do with their share of [`super::Staged::pending`]; the same numbers as measuring
+/// them in the pipeline.
+pub fn measure_encodings(d: &DistanceMatrix, x: &Points, encodings: &[Encoding]) -> Result<Vec<Measure>> {
+    let targets = Targets { d: stress::Target::new(d)?, x: x.clone() };
+    Ok(encodings.iter().map(|e| measure(e, &targets)).collect())
 }
 
 /// What every encoding is compared with: D, and the PMDS coordinates for Procrustes.
 struct Targets {
     d: stress::Target,
-    x: crate::points::Points,
+    x: Points,
 }
 
 /// An encoding's distances, stress and Procrustes alignment.
-fn measure(
-    encoding: &Encoding,
-    target: &Targets,
-) -> (DistanceMatrix, stress::StressReport, crate::procrustes::Alignment) {
+fn measure(encoding: &Encoding, target: &Targets) -> Measure {
     let delta = encoding.distances();
     let stress = stress::stress_against(&delta, &target.d);
     let procrustes = crate::procrustes::align(&target.x, &encoding.points);

@@ -13,8 +13,7 @@ use crate::counts::{CountParams, CountsTable, Mode, PositionalCounts};
 use crate::encodings::{Encoding, EncodingParams};
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
-use crate::metric::{self, DistanceMatrix, Metric};
-use crate::monotonicity;
+use crate::metric::{DistanceMatrix, Metric};
 use crate::stress::StressReport;
 use serde::{Deserialize, Serialize};
 
@@ -160,8 +159,10 @@ impl Progress {
 pub type LearnedTables = [(String, crate::tables::Table)];
 
 mod compare;
+mod staged;
 use compare::compare;
-pub use compare::learned_key;
+pub use compare::{learned_key, measure_encodings, Measure};
+pub use staged::{stage, Staged};
 
 /// One compared encoding with its stress.
 #[derive(Debug, Clone, PartialEq)]
@@ -268,44 +269,7 @@ pub fn analyze_table(
     learned: &LearnedTables,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Analysis> {
-    params.validate()?;
-    let mut report = reporter(progress);
-    report(Stage::Counting, 1.0)?;
-    let counts = PositionalCounts::from_table(table, &params.count_params().table())?;
-    let (n, d) = (counts.n, params.encodings.d);
-    crate::limits::check(
-        &format!("the analysis of n = {n} positions at d = {d} (its n×n matrices)"),
-        crate::limits::working_memory(n, d),
-    )?;
-    report(Stage::Distances, 0.0)?;
-    let distances = metric::distances(&counts, params.alpha, params.metric)?;
-    if distances.max() <= 0.0 {
-        return Err(PosgeoError::NoGeometry);
-    }
-    report(Stage::Mds, 0.0)?;
-    let spectrum = Spectrum::of_distances(&distances)?;
-    let effective_rank = spectrum.effective_rank(params.tau);
-    let energy_rank = spectrum.energy_rank(params.energy).max(1);
-    let compared = compare(&distances, &spectrum, (effective_rank, energy_rank), params, learned, None, &mut report)?;
-    report(Stage::Stress, 0.5)?;
-    let corpus_monotonicity = monotonicity::violation_rate(&distances);
-    let mut analysis = Analysis {
-        params: params.clone(),
-        skipped_lines: table.text.as_ref().map_or(0, |t| t.skipped_lines as usize),
-        counts_table: None,
-        counts,
-        distances,
-        spectrum,
-        effective_rank,
-        energy_rank,
-        corpus_monotonicity,
-        compared,
-        rank_curve: Vec::new(),
-        examples,
-    };
-    analysis.rank_curve = analysis.rank_curve(effective_rank.clamp(1, 128));
-    report(Stage::Stress, 1.0)?;
-    Ok(analysis)
+    stage(table, examples, params, learned, progress)?.finish(Vec::new(), progress)
 }
 
 impl AnalysisParams {

@@ -56,3 +56,33 @@ fn each_encoding_option_alone_reencodes_like_a_full_run() {
         assert_eq!(updated, full, "{name} = {value}");
     }
 }
+
+/// Encodings measured elsewhere (as the page's helper workers do, from what travels to
+/// them) and the corpus side computed first give exactly the numbers of one run.
+#[test]
+fn measures_made_elsewhere_equal_the_pipelines() {
+    let corpus =
+        Corpus::from_sequences(generate(&SynthParams { sequences: 300, positions: 24, ..Default::default() }).unwrap());
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 12;
+    let table: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, (i as f64).sqrt()]).collect();
+    let learned = [("t".to_string(), table)];
+    let whole = analyze(&corpus, &p, &learned, &mut |_| true).unwrap().report(true);
+    let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
+    for share in [0, 3, 100] {
+        let mut staged = stage(&counted, p.examples(&corpus.sequences), &p, &learned, &mut |_| true).unwrap();
+        assert_eq!(
+            staged.pending().len(),
+            crate::encodings::EncodingKind::BUILT_IN.len() + 1,
+            "every encoding, the learned one too"
+        );
+        let (d, x) = staged.targets();
+        let mine: Vec<Encoding> = staged.pending().into_iter().take(share).cloned().collect();
+        // The trip: a copy of D's buffer, of x and of the encodings.
+        let d = DistanceMatrix::from_row_major(d.n(), d.as_slice().to_vec());
+        let given = measure_encodings(&d, &x.clone(), &mine).unwrap();
+        staged.corpus_side();
+        let report = staged.finish(given, &mut |_| true).unwrap().report(true);
+        assert_eq!(report, whole, "{share} measured elsewhere");
+    }
+}

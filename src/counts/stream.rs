@@ -1,9 +1,10 @@
-//! Counting a [`SequenceStream`] batch by batch: each batch is counted (natively on every
-//! core) and its table appended to the running one, so memory grows with the counts, not
-//! with the text, and the table is the one counting the whole text at once gives.
+//! Counting a [`SequenceStream`] batch by batch into a running count (natively each batch
+//! on every core, its table appended; in wasm one reader's tallies across batches), so memory
+//! grows with the counts, not with the text, and the table is the one counting the whole
+//! text at once gives.
 
 use super::table::CountsTable;
-use super::tally::count_sequences;
+use super::tally::StreamTally;
 use crate::corpus::tokenize::Tokenizer;
 use crate::corpus::SequenceStream;
 use crate::error::{PosgeoError, Result};
@@ -15,20 +16,15 @@ pub const BATCH_BYTES: usize = 32 << 20;
 #[cfg(target_arch = "wasm32")]
 pub const BATCH_BYTES: usize = 4 << 20;
 
-/// Refuses a count whose table outgrows `budget` bytes (half the memory budget: the rest is
-/// for the batch being read and the analysis), saying how far it got.
-pub fn check_growth(table: &CountsTable, sequences: u64, budget: u64) -> Result<()> {
-    let used = table.memory_bytes();
-    if used <= budget {
-        return Ok(());
-    }
-    Err(PosgeoError::TooLarge(format!(
+/// The refusal of a count that holds `cells` distinct (position, type) pairs in `used` bytes.
+fn too_large((cells, used): (usize, u64), sequences: u64, budget: u64) -> PosgeoError {
+    PosgeoError::TooLarge(format!(
         "after {sequences} sequences the counts hold {} distinct (position, token) pairs ({}), more than the {} \
          they may take here: lower max_len, or count the corpus with `posgeo count` on a machine with more memory",
-        table.cells.len(),
+        cells,
         crate::limits::human(used),
         crate::limits::human(budget)
-    )))
+    ))
 }
 
 /// What a streamed count returns: the table and the first sequences (for examples).
@@ -48,26 +44,24 @@ pub fn count_stream(
     keep: usize,
     after_batch: &mut dyn FnMut() -> bool,
 ) -> Result<Streamed> {
-    let mut table: Option<CountsTable> = None;
+    let mut tally = StreamTally::new(tokenizer, max_len);
     let mut first = Vec::new();
     while let Some(batch) = stream.next_batch(BATCH_BYTES)? {
         if first.len() < keep {
             first.extend(batch.iter().take(keep - first.len()).cloned());
         }
-        let part = count_sequences(&batch, tokenizer, max_len, &mut |_| {});
+        tally.add(&batch);
         drop(batch);
-        match table.as_mut() {
-            Some(t) => t.append(part),
-            None => table = Some(part),
-        }
-        if let Some(t) = &table {
-            check_growth(t, stream.sequences, crate::limits::MEMORY_BUDGET / 2)?;
+        // Half the memory budget: the rest is for the batch being read and the analysis.
+        let budget = crate::limits::MEMORY_BUDGET / 2;
+        if let Some(size) = tally.over(budget) {
+            return Err(too_large(size, stream.sequences, budget));
         }
         if !after_batch() {
             return Err(PosgeoError::Cancelled);
         }
     }
-    let mut table = table.ok_or(PosgeoError::EmptyInput)?;
+    let mut table = tally.finish().ok_or(PosgeoError::EmptyInput)?;
     if let Some(t) = table.text.as_mut() {
         t.skipped_lines = stream.skipped_lines as u64;
     }
@@ -79,19 +73,40 @@ mod tests {
     use super::*;
     use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
 
+    fn whitespace() -> Tokenizer {
+        Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true }
+    }
+
     #[test]
     fn a_count_that_outgrows_its_budget_is_refused_with_how_far_it_got() {
-        let t = Tokenizer {
-            kind: TokenizerKind::Whitespace,
-            lowercase: true,
-            bos: false,
-            model: None,
-            special_tokens: true,
-        };
+        let t = whitespace();
         let seqs: Vec<String> = (0..200).map(|k| format!("w{k} x{k} y{k}")).collect();
-        let table = count_sequences(&seqs, &t, 8, &mut |_| {});
-        assert!(check_growth(&table, 200, table.memory_bytes()).is_ok());
-        let e = check_growth(&table, 200, 1000).unwrap_err().to_string();
-        assert!(e.starts_with("too large: after 200 sequences the counts hold 600 distinct"), "{e}");
+        for mut tally in [StreamTally::new(&t, 8), StreamTally::one_reader(&t, 8)] {
+            tally.add(&seqs);
+            assert_eq!(tally.over(1 << 20), None, "well within a MB");
+            let size = tally.over(1000).expect("over 1000 bytes");
+            assert_eq!(size.0, 600, "exact, the running keys merged");
+            assert_eq!(tally.over(size.1), None, "at its budget");
+            let e = too_large(size, 200, 1000).to_string();
+            assert!(e.starts_with("too large: after 200 sequences the counts hold 600 distinct"), "{e}");
+        }
+    }
+
+    #[test]
+    fn batches_counted_either_way_give_the_table_of_the_whole_text() {
+        // Tokens recur across batches, at lower positions later (record lows), with lengths
+        // past max_len: the running tallies and the appended tables match one whole count.
+        let t = whitespace();
+        let seqs: Vec<String> = (0..300)
+            .map(|k| (0..(k * 7 % 13)).map(|j| format!("t{}", (k * 31 + j * 17) % 23)).collect::<Vec<_>>().join(" "))
+            .collect();
+        let whole = super::super::tally::count_sequences(&seqs, &t, 10, &mut |_| {});
+        for mut tally in [StreamTally::new(&t, 10), StreamTally::one_reader(&t, 10)] {
+            for batch in seqs.chunks(37) {
+                tally.add(batch);
+            }
+            assert_eq!(tally.finish().as_ref(), Some(&whole));
+        }
+        assert!(StreamTally::one_reader(&t, 10).finish().is_none(), "no batch, no table");
     }
 }

@@ -137,6 +137,14 @@ impl<'t> Tallies<'t> {
         }
     }
 
+    /// Approximate bytes held (as [`CountsTable::memory_bytes`] counts a table).
+    fn memory_bytes(&self) -> u64 {
+        let cells = self.pairs.merged.len() as u64 * 16 + self.pairs.buffer.len() as u64 * 8;
+        let firsts: u64 = self.firsts.iter().map(|f| 24 + f.len() as u64 * 16).sum();
+        let types: u64 = self.types.iter().map(|t| 2 * (24 + t.len() as u64)).sum(); // and the interner's copy
+        cells + firsts + types
+    }
+
     /// The table of what was read.
     pub(super) fn into_table(mut self) -> CountsTable {
         self.pairs.flush();
@@ -212,4 +220,78 @@ fn count_in_threads<S: AsRef<str> + Sync>(
     }
     progress(1.0);
     table
+}
+
+/// A stream's running count, batch after batch. Natively each batch is counted on every core
+/// and its table appended (batches are large, so appends are few); in wasm (one thread, small
+/// batches) one reader's tallies go on across batches, because appending every batch's table
+/// would sort and merge the whole running table again every few MB. Both give the table a
+/// single reader of the whole text gives, byte for byte.
+pub(super) enum StreamTally<'t> {
+    /// One reader across batches.
+    OneReader { tallies: Box<Tallies<'t>>, batches: usize },
+    /// Each batch's table appended.
+    Appended { table: Option<CountsTable>, tokenizer: &'t Tokenizer, max_len: usize },
+}
+
+impl<'t> StreamTally<'t> {
+    /// The running count this target uses.
+    pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+        if cfg!(target_arch = "wasm32") {
+            Self::one_reader(tokenizer, max_len)
+        } else {
+            StreamTally::Appended { table: None, tokenizer, max_len }
+        }
+    }
+
+    /// One reader's tallies across batches.
+    pub(super) fn one_reader(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+        StreamTally::OneReader { tallies: Box::new(Tallies::new(tokenizer, max_len)), batches: 0 }
+    }
+
+    /// Counts the next batch of sequences.
+    pub(super) fn add(&mut self, batch: &[String]) {
+        match self {
+            StreamTally::OneReader { tallies, batches } => {
+                *batches += 1;
+                tallies.read(batch, &mut |_| {});
+            }
+            StreamTally::Appended { table, tokenizer, max_len } => {
+                let part = count_sequences(batch, tokenizer, *max_len, &mut |_| {});
+                match table.as_mut() {
+                    Some(t) => t.append(part),
+                    None => *table = Some(part),
+                }
+            }
+        }
+    }
+
+    /// When the count holds more than `budget` bytes: (distinct (position, type) pairs,
+    /// bytes). One reader's keys not yet merged are merged first, so the figures are exact
+    /// and a count the merge brings back under budget goes on.
+    pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
+        match self {
+            StreamTally::OneReader { tallies, .. } => {
+                if tallies.memory_bytes() <= budget {
+                    return None;
+                }
+                tallies.pairs.flush();
+                let used = tallies.memory_bytes();
+                (used > budget).then_some((tallies.pairs.merged.len(), used))
+            }
+            StreamTally::Appended { table, .. } => {
+                let (cells, used) = table.as_ref().map_or((0, 0), |t| (t.cells.len(), t.memory_bytes()));
+                (used > budget).then_some((cells, used))
+            }
+        }
+    }
+
+    /// The table, or `None` when no batch came.
+    pub(super) fn finish(self) -> Option<CountsTable> {
+        match self {
+            StreamTally::OneReader { batches: 0, .. } => None,
+            StreamTally::OneReader { tallies, .. } => Some(tallies.into_table()),
+            StreamTally::Appended { table, .. } => table,
+        }
+    }
 }

@@ -186,7 +186,11 @@ impl CountsTable {
         }
         let mut runs: Vec<(u64, u64)> =
             other.cells.into_iter().map(|(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
-        runs.sort_unstable();
+        // `other`'s cells are sorted by key, so by position; the new ids reorder them only
+        // within a position (and not at all when they keep the order, as for a first part).
+        if !remap.windows(2).all(|w| w[0] < w[1]) {
+            runs.chunk_by_mut(|a, b| a.0 >> 32 == b.0 >> 32).for_each(<[(u64, u64)]>::sort_unstable);
+        }
         runs.dedup_by(|b, a| {
             let same = a.0 == b.0;
             if same {

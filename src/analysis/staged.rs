@@ -1,0 +1,113 @@
+//! The pipeline after counting in two steps, so that a caller can have the encodings'
+//! measures (SPEC §6–§7: δ, stress, Spearman, monotonicity, Procrustes) made elsewhere —
+//! the page hands them to its helper workers — while it computes the corpus's own
+//! monotonicity and rank curve. [`stage`] runs counts → D → spectrum → encodings;
+//! [`Staged::finish`] measures whatever was not measured elsewhere and completes the
+//! [`Analysis`]. [`super::analyze_table`] is `stage` then `finish` with nothing given, so
+//! both routes give the same numbers.
+
+use super::compare::{build, measure_all, Built, Measure};
+use super::{reporter, Analysis, AnalysisParams, LearnedTables, Progress, Stage};
+use crate::counts::{CountsTable, PositionalCounts};
+use crate::encodings::Encoding;
+use crate::error::{PosgeoError, Result};
+use crate::mds::Spectrum;
+use crate::metric::{self, DistanceMatrix};
+use crate::points::Points;
+
+/// An analysis whose encodings are built but not yet measured.
+pub struct Staged {
+    analysis: Analysis,
+    built: Built,
+    corpus_side: bool,
+}
+
+/// Counts → D → spectrum → encodings (stages "counting" to "encodings").
+pub fn stage(
+    table: &CountsTable,
+    examples: Vec<Vec<String>>,
+    params: &AnalysisParams,
+    learned: &LearnedTables,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Staged> {
+    params.validate()?;
+    let mut report = reporter(progress);
+    report(Stage::Counting, 1.0)?;
+    let counts = PositionalCounts::from_table(table, &params.count_params().table())?;
+    let (n, d) = (counts.n, params.encodings.d);
+    crate::limits::check(
+        &format!("the analysis of n = {n} positions at d = {d} (its n×n matrices)"),
+        crate::limits::working_memory(n, d),
+    )?;
+    report(Stage::Distances, 0.0)?;
+    let distances = metric::distances(&counts, params.alpha, params.metric)?;
+    if distances.max() <= 0.0 {
+        return Err(PosgeoError::NoGeometry);
+    }
+    report(Stage::Mds, 0.0)?;
+    let spectrum = Spectrum::of_distances(&distances)?;
+    let effective_rank = spectrum.effective_rank(params.tau);
+    let energy_rank = spectrum.energy_rank(params.energy).max(1);
+    let built = build(&distances, &spectrum, (effective_rank, energy_rank), params, learned, None, &mut report)?;
+    let analysis = Analysis {
+        params: params.clone(),
+        skipped_lines: table.text.as_ref().map_or(0, |t| t.skipped_lines as usize),
+        counts_table: None,
+        counts,
+        distances,
+        spectrum,
+        effective_rank,
+        energy_rank,
+        corpus_monotonicity: None,
+        compared: Vec::new(),
+        rank_curve: Vec::new(),
+        examples,
+    };
+    Ok(Staged { analysis, built, corpus_side: false })
+}
+
+impl Staged {
+    /// The encodings still to measure, in report order.
+    pub fn pending(&self) -> Vec<&Encoding> {
+        self.built.pending().collect()
+    }
+
+    /// What they are measured against: D, and the PMDS coordinates Procrustes aligns onto
+    /// (the arguments of [`super::measure_encodings`]).
+    pub fn targets(&self) -> (&DistanceMatrix, &Points) {
+        (&self.analysis.distances, self.built.target_x())
+    }
+
+    /// Number of positions.
+    pub fn n(&self) -> usize {
+        self.analysis.counts.n
+    }
+
+    /// The corpus's own numbers: the monotonicity of D and the rank curve (the work a caller
+    /// does while the encodings are measured elsewhere; [`Staged::finish`] does it otherwise).
+    pub fn corpus_side(&mut self) {
+        if !std::mem::replace(&mut self.corpus_side, true) {
+            corpus_side(&mut self.analysis);
+        }
+    }
+
+    /// Measures the encodings not in `given` (the measures of the first pending ones, made by
+    /// [`super::measure_encodings`]) and completes the analysis (stage "stress").
+    pub fn finish(self, given: Vec<Measure>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Analysis> {
+        let Staged { mut analysis, built, corpus_side: done } = self;
+        let mut report = reporter(progress);
+        analysis.compared = measure_all(built, given, &mut report)?;
+        report(Stage::Stress, 0.5)?;
+        if !done {
+            corpus_side(&mut analysis);
+        }
+        report(Stage::Stress, 1.0)?;
+        Ok(analysis)
+    }
+}
+
+/// The monotonicity of D and the rank curve of low-rank PMDS (r ≤ min(r_τ, 128)).
+fn corpus_side(a: &mut Analysis) {
+    a.corpus_monotonicity = crate::monotonicity::violation_rate(&a.distances);
+    a.rank_curve = a.rank_curve(a.effective_rank.clamp(1, 128));
+}
