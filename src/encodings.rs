@@ -127,7 +127,7 @@ impl Default for EncodingParams {
 }
 
 /// One encoding's configuration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Encoding {
     /// Which encoding.
     pub kind: EncodingKind,

@@ -24,7 +24,7 @@ use faer::Mat;
 pub const PROCRUSTES_DIMS: usize = 16;
 
 /// One encoding aligned onto the PMDS coordinates.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Alignment {
     /// ρ, the share of the target's spread the aligned encoding leaves unexplained.
     pub residual: f64,

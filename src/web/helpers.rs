@@ -54,13 +54,11 @@ pub fn helpers_for(req: &Request, file: &Blob) -> usize {
     if head.as_ref().is_none_or(|h| is_gzip(h) || looks_like_table(h)) {
         return 0;
     }
-    let cores =
-        js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>().navigator().hardware_concurrency() as usize;
-    cores.clamp(1, MAX_HELPERS)
+    cores()
 }
 
 /// The next message (or error) of `w`, as a future of its data (`null` for an error).
-fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
+pub(super) fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         let ok = resolve.clone();
         let on_msg = Closure::once_into_js(move |e: MessageEvent| {
@@ -77,7 +75,7 @@ fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
 }
 
 /// `k` started helpers (from the pool, else new ones, awaited until `Ready`).
-async fn helpers(k: usize) -> Option<Vec<Worker>> {
+pub(super) async fn helpers(k: usize) -> Option<Vec<Worker>> {
     let mut ready: Vec<Worker> = POOL.with(|p| p.borrow_mut().drain(..).collect());
     let href = js_sys::Reflect::get(&js_sys::global(), &"location".into())
         .ok()
@@ -96,6 +94,26 @@ async fn helpers(k: usize) -> Option<Vec<Worker>> {
     Some(ready)
 }
 
+/// Helpers waiting in the pool (started by an earlier job).
+pub(super) fn pooled() -> usize {
+    POOL.with(|p| p.borrow().len())
+}
+
+/// Puts helpers back in the pool (their job went well), or ends them.
+pub(super) fn release(workers: Vec<Worker>, ok: bool) {
+    if ok {
+        POOL.with(|p| p.borrow_mut().extend(workers));
+    } else {
+        workers.iter().for_each(Worker::terminate);
+    }
+}
+
+/// The helper count for this machine: `navigator.hardwareConcurrency`, at most [`MAX_HELPERS`].
+pub(super) fn cores() -> usize {
+    let scope = js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>();
+    (scope.navigator().hardware_concurrency() as usize).clamp(1, MAX_HELPERS)
+}
+
 /// Counts the upload in `k` helpers, or `None` when they could not (the caller counts it).
 /// `progress` receives the fraction of parts done.
 pub async fn count(
@@ -107,10 +125,7 @@ pub async fn count(
 ) -> Option<Streamed> {
     let workers = helpers(k).await?;
     let parts = run_parts(req, file, tokenizer, &workers, progress).await;
-    match &parts {
-        Some(_) => POOL.with(|p| p.borrow_mut().extend(workers)),
-        None => workers.iter().for_each(Worker::terminate),
-    }
+    release(workers, parts.is_some());
     let mut all = CountsTable::empty_text(req.params.max_len);
     let mut first = Vec::new();
     for (table, f) in parts? {

@@ -94,35 +94,79 @@ fn bytes_of(data: &JsValue, key: &str) -> Vec<u8> {
         .unwrap_or_default()
 }
 
-/// Runs a request whose upload several helper workers count ([`super::helpers`]); if they
-/// cannot, this worker reads the file itself.
-async fn run_with_helpers(
-    scope: DedicatedWorkerGlobalScope,
-    session: Rc<RefCell<protocol::Session>>,
-    req: Request,
-    file: web_sys::Blob,
-    k: usize,
-    (learned, tokenizer): (Vec<u8>, Vec<u8>),
-) {
+/// What a request brought: its bytes, learned table, tokenizer and uploaded file.
+#[derive(Default)]
+struct Inputs {
+    bytes: Vec<u8>,
+    learned: Vec<u8>,
+    tokenizer: Vec<u8>,
+    file: Option<web_sys::Blob>,
+}
+
+/// Runs a request: an upload large enough is counted by helper workers ([`super::helpers`];
+/// if they cannot, this worker reads the file itself), and a full run's encodings may be
+/// measured by them ([`super::measure`]).
+async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Session>>, req: Request, inputs: Inputs) {
     let id = req.id;
-    let counted = super::helpers::count(&req, &file, &tokenizer, k, &mut |f| {
-        post(&scope, &Response::Progress { id, stage: crate::analysis::Stage::Counting, fraction: f });
-    })
-    .await;
+    let k = inputs.file.as_ref().map_or(0, |f| super::helpers::helpers_for(&req, f));
+    let counted = match &inputs.file {
+        Some(f) if k > 1 => {
+            super::helpers::count(&req, f, &inputs.tokenizer, k, &mut |f| {
+                post(&scope, &Response::Progress { id, stage: crate::analysis::Stage::Counting, fraction: f });
+            })
+            .await
+        }
+        _ => None,
+    };
     let stream = match counted {
         Some(_) => None,
-        None => BlobReader::new(file.clone()).map(|r| Box::new(r) as Box<dyn std::io::Read>),
+        None => inputs.file.clone().and_then(BlobReader::new).map(|r| Box::new(r) as Box<dyn std::io::Read>),
     };
     let files = protocol::Files {
+        corpus: &inputs.bytes,
         corpus_stream: stream,
-        corpus_size: file.size() as u64,
+        corpus_size: inputs.file.as_ref().map_or(0.0, |f| f.size()) as u64,
         precounted: counted.map(|s| (s, k)),
-        learned: &learned,
-        tokenizer: &tokenizer,
-        ..protocol::Files::default()
+        learned: &inputs.learned,
+        tokenizer: &inputs.tokenizer,
     };
-    let result = session.borrow_mut().run(&req, files, &mut |r| post(&scope, &r));
+    let mut estimate = None; // posted again when helpers measured
+    let begun = session.borrow_mut().begin(&req, files, &mut |r| {
+        if matches!(r, Response::Estimate { .. }) {
+            estimate = Some(r.clone());
+        }
+        post(&scope, &r)
+    });
+    let result = match begun {
+        Ok(protocol::Begun::Staged(mut pending)) => {
+            let (given, by) = super::measure::measure(&mut pending.staged).await;
+            if let Some(Response::Estimate { id, sequences, max_positions, memory_bytes, workers, .. }) = estimate {
+                if by > 0 {
+                    let again =
+                        Response::Estimate { id, sequences, max_positions, memory_bytes, workers, measured_by: by };
+                    post(&scope, &again);
+                }
+            }
+            session.borrow_mut().complete(&req, *pending, given, &mut |r| post(&scope, &r))
+        }
+        Ok(protocol::Begun::Done(payload)) => Ok(*payload),
+        Err(e) => Err(e),
+    };
     finish(&scope, id, result);
+}
+
+/// Requests waiting for the one that runs (which stays at the front until it is done).
+type Queue = Rc<RefCell<std::collections::VecDeque<(Request, Inputs)>>>;
+
+/// Runs the queued requests in order until none is left.
+async fn drain(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Session>>, queue: Queue) {
+    loop {
+        let Some((req, inputs)) = queue.borrow_mut().front_mut().map(|(r, i)| (r.clone(), std::mem::take(i))) else {
+            return;
+        };
+        run(scope.clone(), session.clone(), req, inputs).await;
+        queue.borrow_mut().pop_front();
+    }
 }
 
 /// Installs the message handler and announces `Ready`.
@@ -132,10 +176,11 @@ pub fn start() {
     let s2 = scope.clone();
     // The analysis kept between requests, for live parameters.
     let session = Rc::new(RefCell::new(protocol::Session::default()));
+    let queue: Queue = Rc::default();
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         // A helper's job: count a part of a file ([`super::helpers`]).
-        if super::helpers::serve(&s2, &data) {
+        if super::helpers::serve(&s2, &data) || super::measure::serve(&s2, &data) {
             return;
         }
         let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());
@@ -148,32 +193,19 @@ pub fn start() {
                 return;
             }
         };
-        let id = req.id;
         #[cfg(feature = "fault-injection")]
         if bytes.starts_with(b"#posgeo:trap") {
             core::arch::wasm32::unreachable();
         }
         let file = js_sys::Reflect::get(&data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
-        if let Some(f) = file.as_ref() {
-            let k = super::helpers::helpers_for(&req, f);
-            if k > 1 {
-                let job = run_with_helpers(s2.clone(), session.clone(), req, f.clone(), k, (learned, tokenizer));
-                wasm_bindgen_futures::spawn_local(job);
-                return;
-            }
+        let inputs = Inputs { bytes, learned, tokenizer, file };
+        // Requests run one after another, in order: a run may wait for helpers, and a request
+        // arriving meanwhile (a live update) needs the geometry that run keeps.
+        let idle = queue.borrow().is_empty();
+        queue.borrow_mut().push_back((req, inputs));
+        if idle {
+            wasm_bindgen_futures::spawn_local(drain(s2.clone(), session.clone(), queue.clone()));
         }
-        let corpus_size = file.as_ref().map_or(0.0, |f| f.size()) as u64;
-        let stream = file.and_then(BlobReader::new).map(|r| Box::new(r) as Box<dyn std::io::Read>);
-        let files = protocol::Files {
-            corpus: &bytes,
-            corpus_stream: stream,
-            corpus_size,
-            learned: &learned,
-            tokenizer: &tokenizer,
-            ..protocol::Files::default()
-        };
-        let result = session.borrow_mut().run(&req, files, &mut |r| post(&s2, &r));
-        finish(&s2, id, result);
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();

@@ -86,3 +86,31 @@ test('a large text upload is counted by several workers and equals the CLI', asy
   assertSameNumbers(await table(page), cli(['--mode', 'pad'], Buffer.from(big)));
   await page.close();
 });
+
+test('a long-sequence upload has its encodings measured by the helper workers and equals the CLI', async () => {
+  // About 19 MB of 320-word lines: counted by several workers, which then (n ≥ 256 positions)
+  // measure the encodings too; the numbers are the CLI's all the same.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-scale-'));
+  const big = Array.from({ length: 11000 }, (_, k) =>
+    Array.from({ length: 320 }, (_, i) => WORDS[(k * 5 + i * (i % 7) + ((k * i) % 11)) % WORDS.length]).join(' ')).join('\n') + '\n';
+  const file = path.join(dir, 'long.txt');
+  fs.writeFileSync(file, big);
+  const page = await open();
+  await upload(page, file);
+  const want = cli([], Buffer.from(big));
+  assert.ok(want.n >= 256, `n = ${want.n}: enough positions for the helpers to measure`);
+  assertSameNumbers(await table(page), want);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const estimate = await page.textContent('#estimate');
+  if (cores > 1) assert.match(estimate, new RegExp(`encodings measured by ${Math.min(cores, 4)} workers`), estimate);
+  // The rank curve and the corpus's monotonicity, made meanwhile by the worker, are the CLI's.
+  const summary = await page.textContent('#summary');
+  assert.match(summary, new RegExp(`n = ${want.n} positions kept`), summary);
+  const rate = summary.match(/monotonicity violation rate of the corpus metric itself: ([\d.e-]+)/);
+  assert.ok(rate, summary);
+  const v = want.corpus_monotonicity_violation_rate;
+  assert.equal(rate[1], v < 1e-3 && v !== 0 ? v.toExponential(3) : v.toFixed(4));
+  const curve = await page.evaluate(() => document.querySelector('#chart-rank') !== null);
+  assert.ok(curve);
+  await page.close();
+});

@@ -331,8 +331,13 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
             let p = Progress { stage, fraction };
             vec![Effect::Progress(p.overall()), Effect::Status(Status::Running, format!("running: {}", p.text()))]
         }
-        Response::Estimate { id, sequences, max_positions, memory_bytes, workers } if Some(id) == current => {
-            let by = if workers > 1 { format!(", counted by {workers} workers") } else { String::new() };
+        Response::Estimate { id, sequences, max_positions, memory_bytes, workers, measured_by }
+            if Some(id) == current =>
+        {
+            let mut by = if workers > 1 { format!(", counted by {workers} workers") } else { String::new() };
+            if measured_by > 0 {
+                by += &format!(", encodings measured by {measured_by} workers");
+            }
             vec![Effect::Estimate(format!(
                 "{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory{by}",
                 memory_bytes as f64 / 1e6

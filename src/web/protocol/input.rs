@@ -89,5 +89,6 @@ pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Respons
         max_positions,
         memory_bytes: crate::limits::working_memory(max_positions, params.encodings.d),
         workers: c.workers,
+        measured_by: 0,
     }
 }

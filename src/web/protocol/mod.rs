@@ -14,7 +14,7 @@
 //! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
-use crate::analysis::{analyze_table, Analysis, AnalysisParams, Progress, Stage};
+use crate::analysis::{stage, Analysis, AnalysisParams, Progress, Stage};
 use crate::corpus::model::ModelTokenizer;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::corpus::{Corpus, InputFormat};
@@ -110,6 +110,10 @@ pub enum Response {
         /// Web Workers that counted the corpus (several for a large text file).
         #[serde(default = "one")]
         workers: usize,
+        /// Web Workers that measured the encodings (0: the worker alone). A run whose
+        /// helpers measured posts its estimate again with this set.
+        #[serde(default)]
+        measured_by: usize,
     },
     /// The finished analysis.
     Done {
@@ -286,9 +290,34 @@ fn throttled(id: u32, post: &mut dyn FnMut(Response)) -> impl FnMut(Progress) ->
     }
 }
 
+/// A full run part-way: its encodings built, their measures still to make
+/// ([`Session::begin`], [`Session::complete`]).
+pub struct Pending {
+    /// The analysis so far.
+    pub staged: crate::analysis::Staged,
+    table: Vec<(String, Table)>,
+    counts_table: Option<String>,
+}
+
+/// What [`Session::begin`] leaves: a live update's payload, or a full run to complete.
+pub enum Begun {
+    /// The payload (a live update is done at once).
+    Done(Box<Payload>),
+    /// A full run whose encodings are to be measured.
+    Staged(Box<Pending>),
+}
+
 impl Session {
     /// Runs a request; a live one ([`Request::reuse_geometry`]) reuses the kept geometry.
     pub fn run(&mut self, req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Payload> {
+        match self.begin(req, files, post)? {
+            Begun::Done(payload) => Ok(*payload),
+            Begun::Staged(pending) => self.complete(req, *pending, Vec::new(), post),
+        }
+    }
+
+    /// Runs a live request, or a full one up to its built encodings.
+    pub fn begin(&mut self, req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Begun> {
         if req.reuse_geometry {
             let Some((kept, table)) = self.kept.take() else {
                 return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
@@ -306,22 +335,32 @@ impl Session {
                 Err(e) => (kept, Err(e)),
             };
             self.kept = Some((analysis, table));
-            return payload;
+            return payload.map(|p| Begun::Done(Box::new(p)));
         }
         self.kept = None; // the old geometry goes before the new one is built
-        let (analysis, table) = full_run(req, files, post)?;
+        full_run(req, files, post).map(|p| Begun::Staged(Box::new(p)))
+    }
+
+    /// Completes a full run: measures the encodings not in `given` (the first pending ones'
+    /// measures, made elsewhere) and keeps the analysis for live updates.
+    pub fn complete(
+        &mut self,
+        req: &Request,
+        pending: Pending,
+        given: Vec<crate::analysis::Measure>,
+        post: &mut dyn FnMut(Response),
+    ) -> Result<Payload> {
+        let mut analysis = pending.staged.finish(given, &mut throttled(req.id, post))?;
+        analysis.counts_table = pending.counts_table;
         let payload = payload_of(&analysis);
-        self.kept = Some((analysis, table));
+        self.kept = Some((analysis, pending.table));
         Ok(payload)
     }
 }
 
-/// Reads the corpus (or counts table) and the learned table, then the whole pipeline.
-fn full_run(
-    req: &Request,
-    files: Files<'_>,
-    post: &mut dyn FnMut(Response),
-) -> Result<(Analysis, Vec<(String, Table)>)> {
+/// Reads the corpus (or counts table) and the learned table, then the pipeline up to the
+/// built encodings.
+fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Pending> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let mut params = req.params.clone();
     if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
@@ -335,9 +374,8 @@ fn full_run(
     };
     let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;
     post(input::estimate(req.id, &counted, &params));
-    let mut analysis = analyze_table(&counted.table, counted.examples, &params, &table, &mut throttled(req.id, post))?;
-    analysis.counts_table = counted.table_name;
-    Ok((analysis, table))
+    let staged = stage(&counted.table, counted.examples, &params, &table, &mut throttled(req.id, post))?;
+    Ok(Pending { staged, table, counts_table: counted.table_name })
 }
 
 mod input;
