@@ -21,6 +21,11 @@ pub fn violation_rate(delta: &DistanceMatrix) -> Option<f64> {
 /// same totals).
 const ANCHORS_PER_PIECE: usize = 32;
 
+/// (violations, triples) of the pieces, added.
+fn sum_pairs(pieces: &[(u64, u64)]) -> (u64, u64) {
+    pieces.iter().fold((0, 0), |(v, t), &(pv, pt)| (v + pv, t + pt))
+}
+
 /// (violations, triples).
 pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
     let n = delta.n();
@@ -32,7 +37,7 @@ pub fn count(delta: &DistanceMatrix) -> (u64, u64) {
         let anchors = p * ANCHORS_PER_PIECE..((p + 1) * ANCHORS_PER_PIECE).min(n);
         count_anchors(delta, eps, anchors)
     });
-    pieces.iter().fold((0, 0), |(v, t), &(pv, pt)| (v + pv, t + pt))
+    sum_pairs(&pieces)
 }
 
 /// (violations, triples) of a matrix that is a function of the lag, δ_ij = f(|i − j|), in
@@ -53,7 +58,7 @@ fn count_lags(f: &[f64], eps: f64) -> (u64, u64) {
         }
         (violations, triples)
     });
-    pieces.iter().fold((0, 0), |(v, t), &(pv, pt)| (v + pv, t + pt))
+    sum_pairs(&pieces)
 }
 
 /// (violations, triples) of the triples anchored at `anchors`.
