@@ -78,11 +78,6 @@ impl Staged {
         (&self.analysis.distances, self.built.target_x())
     }
 
-    /// Number of positions.
-    pub fn n(&self) -> usize {
-        self.analysis.counts.n
-    }
-
     /// The corpus's own numbers: the monotonicity of D and the rank curve (the work a caller
     /// does while the encodings are measured elsewhere; [`Staged::finish`] does it otherwise).
     pub fn corpus_side(&mut self) {

@@ -137,12 +137,13 @@ impl<'t> Tallies<'t> {
         }
     }
 
-    /// Approximate bytes held (as [`CountsTable::memory_bytes`] counts a table).
+    /// Approximate bytes held: as [`CountsTable::memory_bytes`] counts a table, plus the
+    /// interner's copy of the token strings and the buffered keys (8 bytes each).
     fn memory_bytes(&self) -> u64 {
-        let cells = self.pairs.merged.len() as u64 * 16 + self.pairs.buffer.len() as u64 * 8;
-        let firsts: u64 = self.firsts.iter().map(|f| 24 + f.len() as u64 * 16).sum();
-        let types: u64 = self.types.iter().map(|t| 2 * (24 + t.len() as u64)).sum(); // and the interner's copy
-        cells + firsts + types
+        let interner: u64 = self.types.iter().map(|t| 24 + t.len() as u64).sum();
+        super::table::memory_of(self.pairs.merged.len(), &self.firsts, &self.types)
+            + self.pairs.buffer.len() as u64 * 8
+            + interner
     }
 
     /// The table of what was read.

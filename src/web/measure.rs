@@ -26,13 +26,23 @@ const START_FROM_N: usize = 1024;
 /// Below this many positions the worker measures alone.
 const USE_FROM_N: usize = 256;
 
-/// A helper's share: D (row-major), the PMDS coordinates and its encodings.
-#[derive(Serialize, Deserialize)]
+/// A helper's share as it arrives: D (row-major), the PMDS coordinates and its encodings.
+#[derive(Deserialize)]
 struct MeasureJob {
     n: usize,
     d: Vec<f64>,
     x: Points,
     encodings: Vec<Encoding>,
+}
+
+/// A share as it is sent: the same fields, borrowed from the run (nothing copied but into
+/// the message's bytes).
+#[derive(Serialize)]
+struct MeasureJobRef<'a> {
+    n: usize,
+    d: &'a [f64],
+    x: &'a Points,
+    encodings: &'a [&'a Encoding],
 }
 
 /// A helper's answer: per encoding, δ (row-major), its stress and its alignment.
@@ -52,18 +62,17 @@ fn helpers_for(n: usize, count: usize) -> usize {
 /// measures of the first pending encodings (all of them, or fewer if a helper failed), and
 /// how many helpers made them.
 pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
-    let pending: Vec<Encoding> = staged.pending().into_iter().cloned().collect();
-    let k = helpers_for(staged.n(), pending.len());
+    let (d, x) = staged.targets();
+    let (n, pending) = (d.n(), staged.pending());
+    let k = helpers_for(n, pending.len());
     if k == 0 {
         return (Vec::new(), 0);
     }
     let Some(workers) = helpers(k).await else { return (Vec::new(), 0) };
-    let (d, x) = staged.targets();
-    let n = d.n();
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
         let share = &pending[pending.len() * i / k..pending.len() * (i + 1) / k];
-        let job = MeasureJob { n, d: d.as_slice().to_vec(), x: x.clone(), encodings: share.to_vec() };
+        let job = MeasureJobRef { n, d: d.as_slice(), x, encodings: share };
         let Ok(bytes) = postcard::to_allocvec(&job) else { break };
         let arr = js_sys::Uint8Array::from(&bytes[..]);
         let msg = js_sys::Object::new();
@@ -74,8 +83,9 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
             break;
         }
     }
+    let wanted = pending.len();
     staged.corpus_side();
-    let mut given = Vec::with_capacity(pending.len());
+    let mut given = Vec::with_capacity(wanted);
     let mut ok = replies.len() == k;
     for (reply, count) in replies {
         let answer = match reply.await {

@@ -79,6 +79,14 @@ pub(crate) fn record_lows(mut v: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
     v
 }
 
+/// Approximate bytes of `cells` (position, type) counts, the first keys and the token
+/// strings ([`CountsTable::memory_bytes`], and the running tallies' estimate).
+pub(crate) fn memory_of(cells: usize, firsts: &[Vec<(u64, u32)>], types: &[String]) -> u64 {
+    let firsts: u64 = firsts.iter().map(|f| 24 + f.len() as u64 * 16).sum();
+    let types: u64 = types.iter().map(|t| 24 + t.len() as u64).sum();
+    cells as u64 * 16 + firsts + types
+}
+
 /// A counts table in memory.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CountsTable {
@@ -122,10 +130,7 @@ impl CountsTable {
 
     /// Approximate bytes the table holds (cells, first keys, token strings).
     pub fn memory_bytes(&self) -> u64 {
-        let cells = self.cells.len() as u64 * 16;
-        let firsts: u64 = self.firsts.iter().map(|f| 24 + f.len() as u64 * 16).sum();
-        let types: u64 = self.types.iter().map(|t| 24 + t.len() as u64).sum();
-        cells + firsts + types
+        memory_of(self.cells.len(), &self.firsts, &self.types)
     }
 
     /// One past the largest position in the table.

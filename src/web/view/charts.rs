@@ -125,15 +125,10 @@ pub fn draw_on<DB: DrawingBackend>(
     let r = &p.report;
     let frame = match kind {
         ChartKind::Stress => charts::stress_bars(root, r)?,
-        ChartKind::Heatmap => {
-            let m = r.matrix.values().next().map(Vec::as_slice).unwrap_or(&[]);
-            charts::heatmap(root, m, &r.metric, svg, SVG_HEATMAP_BLOCKS)?
-        }
+        ChartKind::Heatmap => charts::heatmap(root, heat_matrix(p), &r.metric, svg, SVG_HEATMAP_BLOCKS)?,
         ChartKind::Geometry => {
-            let name = view.shepard_for(p);
-            let h = &p.heat;
-            let delta = h.encodings.get(name).map(Vec::as_slice).unwrap_or(&[]);
-            charts::geometry_pair(root, h.side, (&h.corpus, delta), name, svg)?
+            let (name, panels) = geometry_panels(p, view);
+            charts::geometry_pair(root, p.heat.side, panels, name, svg)?
         }
         ChartKind::Spectrum => charts::spectrum(root, r)?,
         ChartKind::Map if view.map.three_d => {
@@ -160,6 +155,31 @@ pub fn draw_on<DB: DrawingBackend>(
         ChartKind::Support => charts::support(root, r)?,
     };
     Ok(Drawn { frame, pixels: Vec::new() })
+}
+
+/// The distance matrix the heatmap shows.
+fn heat_matrix(p: &Payload) -> &[Vec<f64>] {
+    p.report.matrix.values().next().map_or(&[], Vec::as_slice)
+}
+
+/// The geometry pair's encoding (the Shepard picker's) and its two panels, D and a*·δ.
+fn geometry_panels<'a>(p: &'a Payload, view: &'a View) -> (&'a str, (&'a [f32], &'a [f32])) {
+    let name = view.shepard_for(p);
+    let delta = p.heat.encodings.get(name).map_or(&[][..], Vec::as_slice);
+    (name, (&p.heat.corpus, delta))
+}
+
+/// The cells that [`draw_on`] leaves to the canvas, as a `w` × `h` RGBA image for the chart's
+/// plotting area ([`charts::bitmap`]); `None` for charts without such cells.
+pub fn cells_image(kind: ChartKind, p: &Payload, view: &View, (w, h): (usize, usize)) -> Option<Vec<u8>> {
+    match kind {
+        ChartKind::Heatmap => Some(charts::bitmap::heatmap(w, h, heat_matrix(p))),
+        ChartKind::Geometry => {
+            let (_, (corpus, delta)) = geometry_panels(p, view);
+            Some(charts::bitmap::geometry_pair(w, h, p.heat.side, corpus, delta))
+        }
+        _ => None,
+    }
 }
 
 /// A chart as an SVG document of `size` pixels.

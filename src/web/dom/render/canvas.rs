@@ -3,10 +3,10 @@
 
 use super::super::runtime;
 use super::measured::MeasuredCanvas;
-use crate::charts::{bitmap, Frame};
+use crate::charts::Frame;
 use crate::web::app::View;
 use crate::web::protocol::Payload;
-use crate::web::view::charts::{draw_on, ChartKind};
+use crate::web::view::charts::{cells_image, draw_on, ChartKind};
 use crate::web::view::hover::{position_tokens, readout};
 use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
@@ -38,16 +38,7 @@ pub fn draw_into(
     let drawn = result?;
     let f = &drawn.frame;
     let (w, h) = ((f.px.1 - f.px.0).max(1) as usize, (f.py.1 - f.py.0).max(1) as usize);
-    let image = match kind {
-        ChartKind::Heatmap => Some(bitmap::heatmap(w, h, p.report.matrix.values().next().map_or(&[], Vec::as_slice))),
-        ChartKind::Geometry => {
-            let heat = &p.heat;
-            let encoding = heat.encodings.get(view.shepard_for(p)).map_or(&[][..], Vec::as_slice);
-            Some(bitmap::geometry_pair(w, h, heat.side, &heat.corpus, encoding))
-        }
-        _ => None,
-    };
-    if let Some(data) = image {
+    if let Some(data) = cells_image(kind, p, view, (w, h)) {
         paint(canvas, f, w, &data);
     }
     Ok(drawn)
