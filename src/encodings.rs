@@ -50,6 +50,8 @@ pub enum EncodingKind {
     Smacof,
     /// A user-supplied table.
     Learned,
+    /// A model layer's centroid or residual (SPEC §9; [`crate::analysis::layers`]).
+    Layer,
 }
 
 impl EncodingKind {
@@ -62,7 +64,7 @@ impl EncodingKind {
     /// encodings a change touches. A learned table is the caller's to compare.
     pub fn same_config(self, a: &EncodingParams, b: &EncodingParams) -> bool {
         match self {
-            Self::Nope | Self::Learned => true,
+            Self::Nope | Self::Learned | Self::Layer => true,
             Self::Sinusoidal => a.d == b.d && a.base == b.base,
             Self::Rope => a.head_dim == b.head_dim && a.base == b.base,
             Self::Alibi => a.slope == b.slope,
@@ -85,6 +87,7 @@ impl EncodingKind {
             Self::PmdsR => "pmds_r",
             Self::Smacof => "smacof",
             Self::Learned => "learned",
+            Self::Layer => "layer",
         }
     }
 }
@@ -137,6 +140,9 @@ pub struct Encoding {
     pub parameters: u64,
     /// SMACOF iterations run (0 for the others).
     pub iterations: usize,
+    /// Why SMACOF stopped (`smacof` only).
+    #[serde(default)]
+    pub stop: Option<crate::smacof::SmacofStop>,
 }
 
 impl Encoding {
@@ -212,23 +218,26 @@ pub fn build(
 ) -> Result<Encoding> {
     let CorpusGeometry { distances: target, spectrum, pmds_dim, rank } = geometry;
     let table = (n * params.d) as u64;
-    let (points, parameters, iterations) = match kind {
-        EncodingKind::Nope => (Points { n, dim: 0, data: Vec::new() }, 0, 0),
-        EncodingKind::Sinusoidal => (sinusoidal(n, params.d, params.base), 0, 0),
-        EncodingKind::Rope => (rope(n, params.head_dim, params.base), 0, 0),
-        EncodingKind::Alibi => (alibi(n, params.slope), 0, 0),
-        EncodingKind::Random => (random(n, params.d, params.sigma, params.seed)?, table, 0),
-        EncodingKind::Pmds => (spectrum.coordinates(pmds_dim), table, 0),
-        EncodingKind::PmdsR => (spectrum.coordinates(rank), (rank * (n + params.d)) as u64, 0),
+    let (points, parameters) = match kind {
+        EncodingKind::Nope => (Points { n, dim: 0, data: Vec::new() }, 0),
+        EncodingKind::Sinusoidal => (sinusoidal(n, params.d, params.base), 0),
+        EncodingKind::Rope => (rope(n, params.head_dim, params.base), 0),
+        EncodingKind::Alibi => (alibi(n, params.slope), 0),
+        EncodingKind::Random => (random(n, params.d, params.sigma, params.seed)?, table),
+        EncodingKind::Pmds => (spectrum.coordinates(pmds_dim), table),
+        EncodingKind::PmdsR => (spectrum.coordinates(rank), (rank * (n + params.d)) as u64),
         EncodingKind::Smacof => {
             let start = spectrum.coordinates(pmds_dim);
-            let (p, it) =
-                crate::smacof::smacof(&start, target, params.smacof_max_iter, crate::smacof::SMACOF_REL_TOL, progress);
-            (p, table, it)
+            let fit =
+                crate::smacof::smacof(&start, target, params.smacof_max_iter, crate::smacof::SMACOF_TOL, progress);
+            let (iterations, stop) = (fit.iterations, Some(fit.stop));
+            return Ok(Encoding { kind, points: fit.points, parameters: table, iterations, stop });
         }
-        EncodingKind::Learned => return Err(PosgeoError::BadMatrix("use `learned` with a supplied matrix".into())),
+        EncodingKind::Learned | EncodingKind::Layer => {
+            return Err(PosgeoError::BadMatrix(format!("`{}` is built from a supplied matrix", kind.name())))
+        }
     };
-    Ok(Encoding { kind, points, parameters, iterations })
+    Ok(Encoding { kind, points, parameters, iterations: 0, stop: None })
 }
 
 /// The `learned` encoding: rows 0..n−1 of a supplied table (row-major `rows × cols`).
@@ -247,7 +256,7 @@ pub fn learned(n: usize, table: &[Vec<f64>]) -> Result<Encoding> {
         return Err(PosgeoError::BadMatrix("the table holds a NaN or infinite value".into()));
     }
     let points = Points::from_rows(&table[..n]);
-    Ok(Encoding { kind: EncodingKind::Learned, points, parameters: (n * dim) as u64, iterations: 0 })
+    Ok(Encoding { kind: EncodingKind::Learned, points, parameters: (n * dim) as u64, iterations: 0, stop: None })
 }
 
 #[cfg(test)]
@@ -282,7 +291,7 @@ mod tests {
         // Even widths take the lag shortcut; an odd width (not shift-invariant) must not.
         for (kind, dim) in [(EncodingKind::Sinusoidal, 16), (EncodingKind::Rope, 8), (EncodingKind::Sinusoidal, 7)] {
             let points = trig_table(40, dim, 10000.0, kind == EncodingKind::Sinusoidal);
-            let e = Encoding { kind, points, parameters: 0, iterations: 0 };
+            let e = Encoding { kind, points, parameters: 0, iterations: 0, stop: None };
             let d = e.distances();
             for i in 0..40 {
                 for j in 0..40 {

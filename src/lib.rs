@@ -27,6 +27,7 @@ pub mod error;
 pub mod limits;
 pub mod mds;
 pub mod metric;
+pub mod model;
 pub mod monotonicity;
 pub mod options;
 pub mod par;

@@ -54,7 +54,8 @@ pub fn three_points() -> Result<ThreePoints> {
     let eigen_residual = bv.iter().zip(&v).map(|(x, y)| (x - eigenvalue * y).powi(2)).sum::<f64>().sqrt();
     let mds = Points::from_fn(3, 1, |i, _| v[i] * eigenvalue.max(0.0).sqrt());
     let mds_stress = stress(&mds.distances(), &d)?.raw_stress;
-    let (best, smacof_iterations) = smacof(&mds, &d, 100, 1e-12, &mut |_| {});
+    let fit = smacof(&mds, &d, 100, 1e-12, &mut |_| {});
+    let (best, smacof_iterations) = (fit.points, fit.iterations);
     let smacof_stress = stress(&best.distances(), &d)?.raw_stress;
     Ok(ThreePoints {
         mds: mds.data,

@@ -5,8 +5,10 @@
 //! with accents, CJK, emoji, digits, odd spacing and characters a normaliser removes or
 //! maps — controls, format characters, odd whitespace): every line's tokens equal Python's,
 //! with and without special tokens, and the positional counts c_i(w) equal counts computed
-//! in Python from Python's tokens, in condition and pad mode. Also: `posgeo analyze
-//! --tokenizer-file` reports the same counts, and bad tokenizer files get their messages.
+//! in Python from Python's tokens, in condition and pad mode. Unigram segmentation ties
+//! (`. ...` against `... .`, issue 17) split as the package splits them when it reads the
+//! file. Also: `posgeo analyze --tokenizer-file` reports the same counts, and bad tokenizer
+//! files get their messages.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
@@ -95,6 +97,36 @@ fn tokens_equal_the_python_package_line_by_line() {
             );
         }
     }
+}
+
+#[test]
+fn unigram_ties_split_as_the_python_package_splits_them() {
+    let cases = std::fs::read_to_string(oracle().join("unigram-ties.jsonl")).unwrap();
+    let cases: Vec<Value> = cases.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(cases.len(), 200);
+    // The reported case: the same pieces in either order, and the package puts `...` first.
+    assert_eq!(cases[0]["texts"][0], "baseball....");
+    assert_eq!(cases[0]["tokens"][0], serde_json::json!(["▁baseball", "...", "."]));
+    let mut wrong = Vec::new();
+    for (k, case) in cases.iter().enumerate() {
+        let file = case["tokenizer"].as_str().unwrap();
+        let t = Tokenizer {
+            kind: TokenizerKind::Model,
+            lowercase: false,
+            bos: false,
+            model: Some(ModelTokenizer::from_bytes("ties.json", file.as_bytes()).unwrap()),
+            special_tokens: false,
+        };
+        let texts: Vec<String> = serde_json::from_value(case["texts"].clone()).unwrap();
+        let want: Vec<Vec<String>> = serde_json::from_value(case["tokens"].clone()).unwrap();
+        for (text, want) in texts.iter().zip(&want) {
+            let got = t.tokens(text, usize::MAX);
+            if &got != want {
+                wrong.push(format!("case {k}: {text:?}\n  posgeo {got:?}\n  python {want:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} texts differ, e.g.\n{}", wrong.len(), wrong[..3.min(wrong.len())].join("\n"));
 }
 
 /// {position: {token: count}} of posgeo's counts.

@@ -51,6 +51,8 @@ pub struct AnalysisParams {
     pub energy: f64,
     /// Encoding parameters.
     pub encodings: EncodingParams,
+    /// With a model: the first S sequences its layers read (SPEC §9; 256).
+    pub layer_sequences: usize,
 }
 
 impl Default for AnalysisParams {
@@ -70,6 +72,7 @@ impl Default for AnalysisParams {
             tau: 1e-8,
             energy: 0.99,
             encodings: EncodingParams::default(),
+            layer_sequences: 256,
         }
     }
 }
@@ -159,9 +162,11 @@ impl Progress {
 pub type LearnedTables = [(String, crate::tables::Table)];
 
 mod compare;
+pub mod layers;
 mod staged;
 use compare::compare;
 pub use compare::{learned_key, measure_encodings, Measure};
+pub use layers::LayersInfo;
 pub use staged::{stage, Staged};
 
 /// One compared encoding with its stress.
@@ -210,6 +215,8 @@ pub struct Analysis {
     /// The first [`EXAMPLE_SEQUENCES`] sequences as the counted tokens (at most
     /// [`EXAMPLE_TOKENS`] each), for showing what stands at each position.
     pub examples: Vec<Vec<String>>,
+    /// The model whose layers are among the encodings (SPEC §9), when one was run.
+    pub layers: Option<LayersInfo>,
 }
 
 /// Sequences kept in [`Analysis::examples`].
@@ -323,7 +330,10 @@ impl Analysis {
         let mut report = reporter(progress);
         let ranks = (self.effective_rank, self.energy_rank);
         let kept = Some((self.compared.as_slice(), &self.params.encodings));
-        let compared = compare(&self.distances, &self.spectrum, ranks, params, learned, kept, &mut report)?;
+        let mut compared = compare(&self.distances, &self.spectrum, ranks, params, learned, kept, &mut report)?;
+        // A model's layer rows depend on the corpus geometry alone.
+        compared
+            .extend(self.compared.iter().filter(|c| c.encoding.kind == crate::encodings::EncodingKind::Layer).cloned());
         let n = self.counts.n;
         let rank_curve = self
             .rank_curve

@@ -62,6 +62,7 @@ pub fn stage(
         compared: Vec::new(),
         rank_curve: Vec::new(),
         examples,
+        layers: None,
     };
     Ok(Staged { analysis, built, corpus_side: false })
 }

@@ -242,6 +242,22 @@ impl ModelTokenizer {
         enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
     }
 
+    /// The ids of the tokens [`Self::for_each_token`] names: what a model reads (SPEC §9).
+    pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        if let Some(a) = &self.affixes {
+            self.for_each_chunked(a, seq, special, limit, &mut |id| out.push(id));
+        } else if let Some(enc) = self.first_tokens(seq, special, limit) {
+            out.extend(enc.get_ids().iter().take(limit));
+        }
+        out
+    }
+
+    /// The vocabulary's name for token id `id` ("" when it has none).
+    pub fn token(&self, id: u32) -> &str {
+        self.strings.get(id as usize).map_or("", String::as_str)
+    }
+
     /// An encoding whose first `limit` tokens are those of the whole sequence's, without
     /// encoding all of a long document: a prefix ending just before a whitespace character
     /// is encoded, and accepted once it holds [`PREFIX_MARGIN`] content tokens more than

@@ -160,6 +160,18 @@ pub static ANALYSIS: &[OptSpec<AnalysisParams>] = &[
         set: |p: &mut A, v| p.energy = real(v),
     },
     OptSpec {
+        name: "layer_sequences",
+        flag: "layer-sequences",
+        url: "layer_sequences",
+        control: "opt-layer_sequences",
+        label: "model: sequences read",
+        help: "with a model: the first S sequences it reads for its layers' centroids (SPEC §9)",
+        affects: GEO,
+        domain: at_least(1),
+        get: |p: &A| u(p.layer_sequences),
+        set: |p: &mut A, v| p.layer_sequences = int(v),
+    },
+    OptSpec {
         name: "d",
         flag: "d",
         url: "d",

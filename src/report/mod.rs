@@ -31,6 +31,9 @@ pub struct EncodingReport {
     /// SMACOF iterations used (`smacof` only; its stopping rule is in [`crate::smacof`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<usize>,
+    /// Why SMACOF stopped: `tolerance`, `no_decrease` or `cap` (`smacof` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<crate::smacof::SmacofStop>,
 }
 
 /// Stress of low-rank PMDS X_r for one r.
@@ -97,6 +100,9 @@ pub struct Report {
     pub pmds_coordinates: Vec<Vec<f64>>,
     /// Options used.
     pub params: AnalysisParams,
+    /// The model whose layers are rows `layer:ℓ` and `layer-residual:ℓ` (SPEC §9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers: Option<crate::analysis::LayersInfo>,
     /// The distance matrix, under the metric's name (`hellinger`, …), with `--matrix`.
     #[serde(flatten)]
     pub matrix: BTreeMap<String, Vec<Vec<f64>>>,
@@ -138,6 +144,7 @@ impl Analysis {
                     procrustes_residual: Some(cmp.procrustes.residual),
                     iterations: (cmp.encoding.kind == crate::encodings::EncodingKind::Smacof)
                         .then_some(cmp.encoding.iterations),
+                    stopped: cmp.encoding.stop,
                 },
             );
         }
@@ -183,6 +190,7 @@ impl Analysis {
             top_tokens: (0..c.n).map(|i| c.top_tokens(i, 5)).collect(),
             pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))).to_rows(),
             params: self.params.clone(),
+            layers: self.layers.clone(),
             matrix,
         }
     }

@@ -74,13 +74,8 @@ impl Report {
         if let Some(t) = &self.counts_table {
             lines.insert(0, format!("counts table: {t} (the text itself was not read)"));
         }
-        if let Some(it) = self.encodings.get("smacof").and_then(|e| e.iterations) {
-            let cap = self.params.encodings.smacof_max_iter;
-            lines.push(if it >= cap {
-                format!("SMACOF stopped at its cap of {cap} iterations (raise smacof_max_iter for more)")
-            } else {
-                format!("SMACOF converged in {it} iteration(s) (σ settled to 4 significant figures)")
-            });
+        if let Some(e) = self.encodings.get("smacof") {
+            lines.extend(smacof_line(e, self.params.encodings.smacof_max_iter));
         }
         if self.skipped_lines > 0 {
             lines.push(format!("{} line(s) of invalid UTF-8 skipped", self.skipped_lines));
@@ -183,4 +178,19 @@ pub fn csv_rows<'a>(rows: impl IntoIterator<Item = &'a [f64]>) -> String {
         s.push('\n');
     }
     s
+}
+
+/// The summary's line on SMACOF: its iterations and why it stopped.
+fn smacof_line(e: &crate::report::EncodingReport, cap: usize) -> Option<String> {
+    let it = e.iterations?;
+    let s = if it == 1 { "" } else { "s" };
+    Some(match e.stopped {
+        Some(crate::smacof::SmacofStop::Cap) | None if it >= cap => {
+            format!("SMACOF stopped at its cap of {cap} iterations (raise smacof_iter for more)")
+        }
+        Some(stop) => {
+            format!("SMACOF ran {it} iteration{s} and stopped because {} (its σ is significant to 1e-5)", stop.text())
+        }
+        None => format!("SMACOF ran {it} iteration{s}"),
+    })
 }

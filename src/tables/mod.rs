@@ -22,7 +22,7 @@
 use crate::error::{PosgeoError, Result};
 
 mod npy;
-mod st;
+pub(crate) mod st;
 
 pub use st::{header_matrices, safetensors_matrices};
 

@@ -150,18 +150,21 @@ def stress(delta, target):
 
 
 def smacof(x, target, max_iter=500, tol=1e-6):
-    """Guttman transform iterations; stops as docs/MATH.md §5 says: when the projected remaining
-    decrease step*rate/(1-rate), rate = step/last step, is at most tol * stress (on the first
-    step: the step itself), when the stress stops decreasing (the better one kept), at
-    round-off stress, or at max_iter."""
+    """Guttman transform iterations; stops as docs/MATH.md §5 says (R smacof's rule): after the
+    first iteration that lowers sigma (raw sum / sum of D^2) by less than tol, absolute, keeping
+    it; when sigma does not decrease (the better configuration kept); or at max_iter. A start at
+    round-off stress runs no iteration. Returns (configuration, iterations, stop reason)."""
     n, dim = len(x), len(x[0])
     ps = pairs(n)
-    raw = lambda d: sum((d[i][j] - target[i][j]) ** 2 for i, j in ps)
+    tt = sum(target[i][j] ** 2 for i, j in ps)
+    sigma = lambda d: sum((d[i][j] - target[i][j]) ** 2 for i, j in ps) / tt
     delta = dist(x)
-    s = raw(delta)
-    floor = 1e-24 * sum(target[i][j] ** 2 for i, j in ps)
-    it, last = 0, None
-    while it < max_iter and s > floor:
+    s = sigma(delta)
+    it, stop = 0, "tolerance"
+    while s > 1e-24:
+        if it >= max_iter:
+            stop = "cap"
+            break
         b = [[0.0] * n for _ in range(n)]
         for i in range(n):
             for j in range(n):
@@ -170,23 +173,16 @@ def smacof(x, target, max_iter=500, tol=1e-6):
             b[i][i] = -sum(b[i][j] for j in range(n) if j != i)
         cand = [[sum(b[i][m] * x[m][k] for m in range(n)) / n for k in range(dim)] for i in range(n)]
         cand_delta = dist(cand)
-        new = raw(cand_delta)
+        new = sigma(cand_delta)
         it += 1
-        if new > s:
+        if new >= s:
+            stop = "no_decrease"
             break
-        step = s - new
-        if step <= 0:
-            done = True
-        elif last is None:
-            done = step <= tol * new
-        else:
-            rate = min(step / last, 1 - 1e-12)
-            done = step * rate / (1 - rate) <= tol * new
-        last = step
+        small = s - new < tol
         x, delta, s = cand, cand_delta, new
-        if done:
+        if small:
             break
-    return x
+    return x, it, stop
 
 
 def procrustes(x, y):
@@ -257,8 +253,9 @@ def main():
         "alibi": ([[args.slope * i] for i in range(n)], 1, 0),
         "pmds": (coords(pmds_dim), pmds_dim, n * d),
         "pmds_r": (coords(min(r_e, n)), min(r_e, n), min(r_e, n) * (n + d)),
-        "smacof": (smacof(coords(pmds_dim), D), pmds_dim, n * d),
     }
+    sm, sm_it, sm_stop = smacof(coords(pmds_dim), D)
+    enc["smacof"] = (sm, pmds_dim, n * d)
     out = {
         "sequences": len(seqs),
         "n": n,
@@ -279,6 +276,8 @@ def main():
         e["parameters"] = params
         e["procrustes_residual"] = procrustes(target, pts)
         out["encodings"][name] = e
+    out["encodings"]["smacof"]["iterations"] = sm_it
+    out["encodings"]["smacof"]["stopped"] = sm_stop
     print(json.dumps(out))
 
 

@@ -10,7 +10,10 @@ reference implementation). Writes into OUT_DIR, for each model type:
                          with and without special tokens (max_len and min_support as given)
 
 and corpus.txt, the lines used (Genesis, KJV, plus generated lines with accents, CJK, emoji,
-digits, punctuation and odd spacing). Usage: oracle.py OUT_DIR [--max-len 48]
+digits, punctuation and odd spacing). Tokens come from the tokenizer read back from its file, as
+a user loads tokenizer.json (the package's JSON reader rounds some scores otherwise than the
+nearest double). Also unigram-ties.jsonl: Unigram segmentation ties (see `unigram_ties`).
+Usage: oracle.py OUT_DIR [--max-len 48]
 """
 import argparse
 import gzip
@@ -71,6 +74,35 @@ def unigram(lines):
     return tok
 
 
+TIE_TEXTS = ["baseball....", "baseball.......", "baseball.. baseball.....", "....."]
+
+
+def unigram_ties():
+    """Unigram (Metaspace) tokenizers whose vocabulary holds `.` and `...`: "baseball...." is
+    `▁baseball ... .` or `▁baseball . ...`, the same pieces, so the two scores tie and the last
+    bit of two sums of doubles decides; that is, how the scores' decimal text is read (issue 17).
+    The first case is the one reported (an exact tie when the scores are read exactly, which the
+    package does not do); the others have random scores. One JSON line per case:
+    {"tokenizer": file text, "texts": TIE_TEXTS, "tokens": [[...] per text]}."""
+    rng = random.Random(17)
+    cases = [(-11.781757952769475, -4.178808654315618, -4.071589154274643)]
+    while len(cases) < 200:
+        dot = -rng.uniform(2, 6)  # `...` must beat `. . .`: its score above twice `.`'s
+        cases.append((-rng.uniform(5, 15), dot, -rng.uniform(1, -2 * dot - 0.5)))
+    out = []
+    for ball, dot, dots in cases:
+        vocab = [("<unk>", 0.0), ("▁", -20.0), ("▁baseball", ball), (".", dot), ("...", dots)]
+        tok = Tokenizer(models.Unigram(vocab, unk_id=0, byte_fallback=False))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+        text = tok.to_str()
+        read = Tokenizer.from_str(text)  # as a user loads the file
+        out.append({"tokenizer": text, "texts": TIE_TEXTS, "tokens": [read.encode(t).tokens for t in TIE_TEXTS]})
+    ball, dot, dots = cases[0]
+    assert (ball + dot) + dots == (ball + dots) + dot, "the reported case is an exact tie"
+    assert out[0]["tokens"][0] == ["▁baseball", "...", "."], out[0]["tokens"][0]
+    return out
+
+
 def counts(seqs, mode, max_len, min_support):
     """c_i(w) by SPEC §2, naively: a list over kept positions of {token: count}."""
     seqs = [s[:max_len] for s in seqs]
@@ -105,6 +137,7 @@ def main():
         tok.no_truncation()
         tok.no_padding()
         tok.save(os.path.join(args.out, f"{name}.json"))
+        tok = Tokenizer.from_file(os.path.join(args.out, f"{name}.json"))
         special = [tok.encode(l, add_special_tokens=True).tokens for l in lines]
         plain = [tok.encode(l, add_special_tokens=False).tokens for l in lines]
         with open(os.path.join(args.out, f"{name}.tokens.jsonl"), "w", encoding="utf-8") as f:
@@ -115,6 +148,11 @@ def main():
         with open(os.path.join(args.out, f"{name}.counts.json"), "w", encoding="utf-8") as f:
             json.dump(out, f, ensure_ascii=False)
         print(name, tok.get_vocab_size(), "types;", sum(map(len, special)), "tokens")
+    ties = unigram_ties()
+    with open(os.path.join(args.out, "unigram-ties.jsonl"), "w", encoding="utf-8") as f:
+        for case in ties:
+            f.write(json.dumps(case, ensure_ascii=False) + "\n")
+    print("unigram ties", len(ties), "tokenizers")
 
 
 if __name__ == "__main__":

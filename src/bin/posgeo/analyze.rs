@@ -43,6 +43,13 @@ pub struct AnalyzeArgs {
     /// Repeat it to take several tensors of one checkpoint, or give one per --learned.
     #[arg(long, requires = "learned")]
     tensor: Vec<String>,
+    /// A model folder (config.json, model.safetensors, tokenizer.json) of a BERT-family
+    /// encoder: its layers become rows `layer:ℓ` (positional centroid) and `layer-residual:ℓ`
+    /// (content removed), measured over the first --layer-sequences sequences (SPEC §9). Its
+    /// tokenizer.json is the tokenizer unless --tokenizer-file is given, and its position
+    /// table is compared as `learned` unless --learned is given.
+    #[arg(long)]
+    model: Option<std::path::PathBuf>,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -56,11 +63,24 @@ fn mode_given() -> bool {
     std::env::args().any(|a| a == "--mode" || a.starts_with("--mode="))
 }
 
-pub fn run(a: AnalyzeArgs) -> Result<(), String> {
-    let (mut params, learned) = with_preset(&a, a.options.0.clone()?)?;
+pub fn run(mut a: AnalyzeArgs) -> Result<(), String> {
     let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
+    if a.model.is_some() && a.counts.is_some() {
+        return Err("--model reads the text itself: give the corpus, not --counts".into());
+    }
+    let model = match &a.model {
+        Some(dir) => Some(crate::layers::open(dir, &mut a.tokenizer_file)?),
+        None => None,
+    };
+    let (mut params, mut learned) = with_preset(&a, a.options.0.clone()?)?;
+    if let Some(m) = &model {
+        if a.learned.is_empty() {
+            learned = m.position_table.clone();
+        }
+    }
     params.validate().map_err(err)?;
     let bar = progress_bar()?;
+    let mut first: Vec<String> = Vec::new();
     let (table, examples, name) = match &a.counts {
         Some(path) => {
             let table = input::read_counts(path)?;
@@ -71,8 +91,10 @@ pub fn run(a: AnalyzeArgs) -> Result<(), String> {
             (table, Vec::new(), Some(name))
         }
         None => {
-            let s = a.input.count(&params, EXAMPLE_SEQUENCES, &bar, 1.0 / 6.0)?;
+            let keep = if model.is_some() { EXAMPLE_SEQUENCES.max(params.layer_sequences) } else { EXAMPLE_SEQUENCES };
+            let s = a.input.count(&params, keep, &bar, 1.0 / 6.0)?;
             let examples = params.examples(&s.first);
+            first = s.first;
             (s.table, examples, None)
         }
     };
@@ -83,6 +105,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), String> {
     })
     .map_err(err)?;
     analysis.counts_table = name;
+    if let Some(m) = &model {
+        crate::layers::run(&mut analysis, &first, &m.model, &bar).map_err(err)?;
+    }
     bar.finish_and_clear();
     let report = analysis.report(a.matrix);
     let mut out = std::io::stdout().lock();

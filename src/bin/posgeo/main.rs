@@ -24,6 +24,8 @@ mod count;
 #[cfg(not(target_arch = "wasm32"))]
 mod input;
 #[cfg(not(target_arch = "wasm32"))]
+mod layers;
+#[cfg(not(target_arch = "wasm32"))]
 mod table_args;
 
 #[cfg(not(target_arch = "wasm32"))]

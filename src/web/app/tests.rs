@@ -309,10 +309,10 @@ fn table_sorting_and_exports() {
     let p = m.results.clone().unwrap();
     use crate::web::view::table::{rows, Column};
     update(&mut m, Msg::Sort(Column::ScaledStress));
-    let asc: Vec<f64> = rows(&p.report, m.view.sort).iter().map(|r| r.cells[1].2.parse().unwrap()).collect();
+    let asc: Vec<f64> = rows(&p.report, m.view.sort).iter().map(|r| r.cells[1].value.parse().unwrap()).collect();
     assert!(asc.windows(2).all(|w| w[0] <= w[1]), "{asc:?}");
     update(&mut m, Msg::Sort(Column::ScaledStress));
-    let desc: Vec<f64> = rows(&p.report, m.view.sort).iter().map(|r| r.cells[1].2.parse().unwrap()).collect();
+    let desc: Vec<f64> = rows(&p.report, m.view.sort).iter().map(|r| r.cells[1].value.parse().unwrap()).collect();
     assert_eq!(desc, asc.iter().rev().copied().collect::<Vec<_>>());
     let e = Export::Chart(ChartKind::Heatmap, ImageFormat::Svg);
     assert_eq!(update(&mut m, Msg::Export(e)), vec![Effect::Download(e)]);

@@ -1,5 +1,7 @@
 //! The stress table: its sortable columns and its rows, full-precision values included (the
-//! `data-value` the page's tests and automation read).
+//! `data-value` the page's tests and automation read). SMACOF's σ and σ* are known only to
+//! about its stopping tolerance (SPEC §5), so their digits below
+//! [`crate::smacof::SMACOF_SIGNIFICANT`] are marked as not significant ([`Cell::greyed`]).
 
 use crate::report::{fmt_number, Report};
 
@@ -93,8 +95,58 @@ pub struct Row {
     pub dim: String,
     /// Parameters to learn or store.
     pub parameters: String,
-    /// (metric key, text shown, full-precision `data-value` or "null").
-    pub cells: Vec<(&'static str, String, String)>,
+    /// The metric cells.
+    pub cells: Vec<Cell>,
+}
+
+/// One metric cell: its text is `text`, then `greyed` (digits that are not significant),
+/// then `tail` (an exponent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// The report's field name (`data-metric`).
+    pub metric: &'static str,
+    /// The significant part of the number shown.
+    pub text: String,
+    /// Digits shown but not significant (empty for most cells).
+    pub greyed: String,
+    /// What follows them (an exponent such as `e-6`).
+    pub tail: String,
+    /// The full-precision value (`data-value`), or "null".
+    pub value: String,
+}
+
+/// Splits a number formatted by [`fmt_number`] at the place value `floor`: the digits of
+/// place value ≥ `floor`, those below it, and the exponent. `5.775e-6` at 1e-5 is
+/// ("", "5.775", "e-6"); `2.345e-4` is ("2.3", "45", "e-4"); `0.0123` stays whole.
+pub fn split_significant(text: &str, floor: f64) -> (String, String, String) {
+    let (mantissa, tail) = match text.find('e') {
+        Some(k) => (&text[..k], &text[k..]),
+        None => (text, ""),
+    };
+    let exp: i32 = tail.get(1..).and_then(|e| e.parse().ok()).unwrap_or(0);
+    let int_digits = mantissa.split('.').next().map_or(0, |h| h.chars().filter(char::is_ascii_digit).count()) as i32;
+    let last_place = floor.log10().floor() as i32;
+    let mut place = exp + int_digits - 1;
+    let mut cut = mantissa.len();
+    for (k, ch) in mantissa.char_indices() {
+        if ch.is_ascii_digit() {
+            if place < last_place {
+                cut = k;
+                break;
+            }
+            place -= 1;
+        }
+    }
+    // A leading sign or a point stays with the digits it belongs to.
+    let head = &mantissa[..cut];
+    let head = if head.chars().all(|c| !c.is_ascii_digit()) { "" } else { head.trim_end_matches('.') };
+    let greyed = &mantissa[head.len()..];
+    (head.to_string(), greyed.to_string(), tail.to_string())
+}
+
+/// Whether a cell's digits below [`crate::smacof::SMACOF_SIGNIFICANT`] are not significant.
+fn approximate(name: &str, metric: &str) -> bool {
+    name == "smacof" && matches!(metric, "raw_stress" | "scaled_stress")
 }
 
 fn value(r: &Report, name: &str, c: Column) -> f64 {
@@ -130,7 +182,16 @@ pub fn rows(r: &Report, sort: Sort) -> Vec<Row> {
             let cells = r
                 .stress_cells(&name)?
                 .iter()
-                .map(|&(key, v)| (key, fmt_number(v), v.map_or("null".to_string(), |x| format!("{x:?}"))))
+                .map(|&(metric, v)| {
+                    let shown = fmt_number(v);
+                    let (text, greyed, tail) = if approximate(&name, metric) && v.is_some() {
+                        split_significant(&shown, crate::smacof::SMACOF_SIGNIFICANT)
+                    } else {
+                        (shown, String::new(), String::new())
+                    };
+                    let value = v.map_or("null".to_string(), |x| format!("{x:?}"));
+                    Cell { metric, text, greyed, tail, value }
+                })
                 .collect();
             Some(Row { dim: e.dim.to_string(), parameters: e.parameters.to_string(), name, cells })
         })
@@ -147,5 +208,20 @@ mod tests {
         let html = include_str!("../../../www/index.html");
         let keys: Vec<&str> = html.split("data-sort=\"").skip(1).filter_map(|s| s.split('"').next()).collect();
         assert_eq!(keys, Column::ALL.map(Column::key));
+    }
+
+    #[test]
+    fn digits_below_the_floor_are_split_off() {
+        let split = |t: &str| split_significant(t, 1e-5);
+        assert_eq!(split("5.775e-6"), ("".into(), "5.775".into(), "e-6".into()));
+        assert_eq!(split("2.345e-4"), ("2.3".into(), "45".into(), "e-4".into()));
+        assert_eq!(split("1.000e-5"), ("1".into(), ".000".into(), "e-5".into()));
+        assert_eq!(split("0.0123"), ("0.0123".into(), "".into(), "".into()));
+        assert_eq!(split("0.0000"), ("0.0000".into(), "".into(), "".into()));
+        // Joined again, the parts are the text shown.
+        for t in ["5.775e-6", "2.345e-4", "-3.210e-3", "0.5000"] {
+            let (a, b, c) = split(t);
+            assert_eq!(format!("{a}{b}{c}"), t);
+        }
     }
 }

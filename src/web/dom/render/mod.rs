@@ -84,10 +84,22 @@ pub fn table() {
                 tr.append_child(&td).ok();
             }
         }
-        for (metric, text, value) in &row.cells {
-            let Some(td) = make("td", text) else { continue };
-            td.set_attribute("data-metric", metric).ok();
-            td.set_attribute("data-value", value).ok();
+        for cell in &row.cells {
+            let Some(td) = make("td", &cell.text) else { continue };
+            td.set_attribute("data-metric", cell.metric).ok();
+            td.set_attribute("data-value", &cell.value).ok();
+            if !cell.greyed.is_empty() {
+                if let Some(span) = make("span", &cell.greyed) {
+                    span.set_class_name("insignificant");
+                    td.append_child(&span).ok();
+                }
+                td.append_with_str_1(&cell.tail).ok();
+                td.set_attribute(
+                    "title",
+                    "SMACOF stops within about 1e-6 of its minimum: digits below 1e-5 are not significant",
+                )
+                .ok();
+            }
             tr.append_child(&td).ok();
         }
         body.append_child(&tr).ok();
