@@ -121,7 +121,7 @@ fn unigram_ties_split_as_the_python_package_splits_them() {
         let want: Vec<Vec<String>> = serde_json::from_value(case["tokens"].clone()).unwrap();
         for (text, want) in texts.iter().zip(&want) {
             let got = t.tokens(text, usize::MAX);
-            if &got != want {
+            if got != *want {
                 wrong.push(format!("case {k}: {text:?}\n  posgeo {got:?}\n  python {want:?}"));
             }
         }

@@ -57,6 +57,7 @@ fn worker_protocol_runs_and_reports_progress() {
         params: AnalysisParams { max_len: 20, ..Default::default() },
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     let json = serde_json::to_string(&req).unwrap();

@@ -52,6 +52,12 @@ pub fn plan<S: AsRef<str>>(
     n: usize,
 ) -> Result<Plan> {
     let c = &model.config;
+    if params.bos {
+        return Err(PosgeoError::BadModel(
+            "the <bos> marker is not a token of the model: turn it off (the model's tokenizer adds its own [CLS])"
+                .into(),
+        ));
+    }
     let cut = params.max_len.min(c.max_position_embeddings);
     let mut sequences = Vec::with_capacity(params.layer_sequences.min(seqs.len()));
     for s in seqs {

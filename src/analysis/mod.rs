@@ -116,6 +116,8 @@ pub enum Stage {
     Encodings,
     /// Stress and monotonicity.
     Stress,
+    /// A model's forward pass over its sequences (SPEC §9; only with a model).
+    Layers,
 }
 
 impl Stage {
@@ -132,6 +134,7 @@ impl Stage {
             Stage::Mds => "MDS",
             Stage::Encodings => "encodings",
             Stage::Stress => "stress",
+            Stage::Layers => "model layers",
         }
     }
 }
@@ -148,6 +151,10 @@ pub struct Progress {
 impl Progress {
     /// The fraction of the whole run done, in [0, 1]: every stage counts the same.
     pub fn overall(&self) -> f64 {
+        // A model's pass comes after the analysis is complete: its bar runs on its own.
+        if self.stage == Stage::Layers {
+            return self.fraction.clamp(0.0, 1.0);
+        }
         let k = Stage::ALL.iter().position(|&s| s == self.stage).unwrap_or(0);
         ((k as f64 + self.fraction.clamp(0.0, 1.0)) / Stage::ALL.len() as f64).min(1.0)
     }

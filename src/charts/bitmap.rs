@@ -49,7 +49,8 @@ pub fn geometry_pair(w: usize, h: usize, side: usize, corpus: &[f32], encoding: 
             std::cmp::Ordering::Equal => None,
             std::cmp::Ordering::Greater => encoding.get(i * side + j - side - 1),
         };
-        v.map(|&v| f64::from(v) / max)
+        // NaN: a block no position of the encoding covers (a model's layer rows), left blank.
+        v.filter(|v| !v.is_nan()).map(|&v| f64::from(v) / max)
     })
 }
 

@@ -179,7 +179,7 @@ pub fn geometry_pair<DB: DrawingBackend>(
     chart.configure_mesh().disable_mesh().x_labels(0).y_desc("block of positions").draw().map_err(err)?;
     for (offset, values) in [(0.0, corpus), (s + 1.0, encoding)].into_iter().filter(|_| cells) {
         chart
-            .draw_series(values.iter().enumerate().take(side * side).map(|(k, &v)| {
+            .draw_series(values.iter().enumerate().take(side * side).filter(|(_, v)| !v.is_nan()).map(|(k, &v)| {
                 let (i, j) = ((k / side) as f64, (k % side) as f64);
                 let colour = viridis(f64::from(v) / max);
                 Rectangle::new([(offset + j, i), (offset + j + 1.0, i + 1.0)], colour.filled())

@@ -8,10 +8,12 @@ use plotters::style::colors::colormaps::ViridisRGB;
 
 mod bars;
 pub mod bitmap;
+mod layers;
 mod map;
 mod matrix;
 
 pub use bars::{monotonicity, stress_bars, support};
+pub use layers::{layer_stress, LayerCurves};
 pub use map::{pmds_map, pmds_map_3d, shepard, Overlay, View3d};
 pub use matrix::{geometry_pair, heatmap, rank_curve, spectrum};
 

@@ -13,6 +13,7 @@
 
 mod csv;
 mod gzip;
+mod json_numbers;
 pub mod model;
 pub mod tokenize;
 

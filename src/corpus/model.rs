@@ -18,6 +18,9 @@
 //! (a per-thread cache) — the same tokens, found without re-running the pipeline on words
 //! already seen. Other pipelines (byte-level BPE, Metaspace) attach spaces to tokens and are
 //! always encoded whole.
+//!
+//! The crate is given the file's numbers as the Python package reads them (`json_numbers`):
+//! a Unigram segmentation tie (`. ...` against `... .`) is decided by a score's last bit.
 
 use crate::error::{PosgeoError, Result};
 use rustc_hash::FxHashMap;
@@ -164,7 +167,7 @@ impl ModelTokenizer {
         }
         crate::limits::check(&format!("the tokenizer {name}"), bytes.len() as u64 * 8)?;
         let (model_type, local) = model_type(name, bytes)?;
-        let mut inner = tokenizers::Tokenizer::from_bytes(bytes)
+        let mut inner = tokenizers::Tokenizer::from_bytes(super::json_numbers::as_the_package_reads(bytes))
             .map_err(|e| bad(name, format!("a {model_type} tokenizer.json the tokenizers library cannot read: {e}")))?;
         inner.with_padding(None);
         inner.with_truncation(None).map_err(|e| bad(name, e))?;

@@ -27,6 +27,9 @@ pub const BATCH_TOKENS: usize = 2048;
 /// Sequences per batch at most.
 pub const BATCH_SEQUENCES: usize = 32;
 
+/// A file's name and bytes.
+pub type NamedBytes = (String, Vec<u8>);
+
 /// A loaded model: its configuration and the forward pass.
 pub struct Model {
     /// The checked config.json.
@@ -37,6 +40,8 @@ pub struct Model {
     pub dtype: String,
     /// The tensor-name prefix found (`bert.` or none).
     pub prefix: String,
+    /// The learned position-embedding table (max_position_embeddings × H), as read.
+    pub positions: crate::tables::Table,
 }
 
 impl std::fmt::Debug for Model {
@@ -67,8 +72,37 @@ impl Model {
         )?;
         let weights = weights::Weights::from_safetensors(safetensors, &config)?;
         let (dtype, prefix) = (weights.dtype.clone(), weights.prefix.clone());
+        let table = weights.get("embeddings.position_embeddings.weight")?;
+        let positions =
+            table.data.chunks(config.hidden_size).map(|r| r.iter().map(|&v| f64::from(v)).collect()).collect();
         let bert = Bert::new(&config, weights)?;
-        Ok(Model { config, bert, dtype, prefix })
+        Ok(Model { config, bert, dtype, prefix, positions })
+    }
+
+    /// Its position table as a learned table, named by its tensor.
+    pub fn position_table(&self) -> (String, crate::tables::Table) {
+        (format!("{}embeddings.position_embeddings.weight", self.prefix), self.positions.clone())
+    }
+
+    /// Reads a model from a bundle of its folder's files ([`crate::tables::bundle`]: the page's
+    /// upload of several files), found by name: `config.json`, `model.safetensors`, and the
+    /// `tokenizer.json` (or `.json.gz`) when present, returned with its name.
+    pub fn from_bundle(bytes: &[u8]) -> Result<(Model, Option<NamedBytes>)> {
+        let members = crate::tables::bundle_members(bytes).map_err(|e| PosgeoError::BadModel(e.to_string()))?;
+        let find = |suffix: &str| members.iter().find(|(n, _)| n.ends_with(suffix));
+        let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
+        let need = |suffix: &str| {
+            find(suffix).map(|(_, b)| *b).ok_or_else(|| {
+                PosgeoError::BadModel(format!(
+                    "the model's files need a {suffix} (given: {}); a model folder holds config.json, model.safetensors and tokenizer.json",
+                    names.join(", ")
+                ))
+            })
+        };
+        let model = Model::from_bytes(need("config.json")?, need(".safetensors")?)?;
+        let tokenizer =
+            find("tokenizer.json").or_else(|| find("tokenizer.json.gz")).map(|(n, b)| (n.clone(), b.to_vec()));
+        Ok((model, tokenizer))
     }
 
     /// Reads a model folder: `config.json` and `model.safetensors` (native only).

@@ -100,6 +100,7 @@ struct Inputs {
     bytes: Vec<u8>,
     learned: Vec<u8>,
     tokenizer: Vec<u8>,
+    model: Vec<u8>,
     file: Option<web_sys::Blob>,
 }
 
@@ -129,6 +130,7 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
         precounted: counted.map(|s| (s, k)),
         learned: &inputs.learned,
         tokenizer: &inputs.tokenizer,
+        model: &inputs.model,
     };
     let mut estimate = None; // posted again when helpers measured
     let begun = session.borrow_mut().begin(&req, files, &mut |r| {
@@ -198,7 +200,7 @@ pub fn start() {
             core::arch::wasm32::unreachable();
         }
         let file = js_sys::Reflect::get(&data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
-        let inputs = Inputs { bytes, learned, tokenizer, file };
+        let inputs = Inputs { bytes, learned, tokenizer, model: bytes_of(&data, "model_bytes"), file };
         // Requests run one after another, in order: a run may wait for helpers, and a request
         // arriving meanwhile (a live update) needs the geometry that run keeps.
         let idle = queue.borrow().is_empty();

@@ -34,11 +34,8 @@ pub fn open(dir: &Path, tokenizer_file: &mut Option<String>) -> Result<OpenModel
         *tokenizer_file = Some(t.to_string_lossy().into_owned());
     }
     let model = Model::from_dir(dir).map_err(|e| e.to_string())?;
-    let st = dir.join("model.safetensors");
-    let bytes = std::fs::read(&st).map_err(|e| format!("cannot read {}: {e}", st.display()))?;
-    let tensor = format!("{}embeddings.position_embeddings.weight", model.prefix);
-    let table = posgeo::tables::read_table(&bytes, Some(&tensor)).map_err(|e| e.to_string())?;
-    Ok(OpenModel { model, position_table: vec![(tensor, table)] })
+    let position_table = vec![model.position_table()];
+    Ok(OpenModel { model, position_table })
 }
 
 /// Runs the layers over the first sequences and adds their rows, with a progress bar.

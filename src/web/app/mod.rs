@@ -32,6 +32,8 @@ pub enum Slot {
     Learned,
     /// A model's tokenizer.json (`#tokenizer-input`).
     Tokenizer,
+    /// A model folder's files, sent as one bundle (`#model-input`): its layers (SPEC §9).
+    Model,
 }
 
 impl Slot {
@@ -43,6 +45,7 @@ impl Slot {
             Slot::Corpus => return None,
             Slot::Learned => TABLE_FILE,
             Slot::Tokenizer => TOKENIZER_FILE,
+            Slot::Model => return Some((MODEL_DIR.to_string(), format!("{MODEL_NAME} (the whole model)"))),
         };
         Some((format!("{MODEL_DIR}/{file}"), format!("{MODEL_NAME} {}", file.trim_end_matches(".gz"))))
     }
@@ -107,6 +110,8 @@ pub struct Job {
     pub learned: bool,
     /// Whether the tokenizer's bytes go along.
     pub tokenizer: bool,
+    /// Whether the model's files go along.
+    pub model: bool,
 }
 
 /// Everything the page shows besides the results themselves.
@@ -124,6 +129,8 @@ pub struct View {
     pub lecture: Option<usize>,
     /// The encoding overlaid on the PMDS map after Procrustes alignment (None: no overlay).
     pub overlay: Option<String>,
+    /// The layers chart shows raw σ instead of σ*.
+    pub layers_raw: bool,
 }
 
 /// The page's state.
@@ -141,6 +148,8 @@ pub struct Model {
     pub learned_file: FileSlot,
     /// The model tokenizer input.
     pub tokenizer_file: FileSlot,
+    /// The model folder input (its layers).
+    pub model_file: FileSlot,
     running: Option<u32>,
     started: f64,
     last_id: u32,
@@ -161,6 +170,8 @@ pub struct Model {
     run_learned: Option<crate::web::protocol::LearnedTable>,
     /// The tokenizer file of the last full run (likewise).
     run_tokenizer: Option<String>,
+    /// The model of the last full run (likewise).
+    run_model: Option<String>,
 }
 
 /// What can happen to the page.
@@ -203,6 +214,8 @@ pub enum Msg {
     ShepardPicked(String),
     /// The map's overlay picker changed ("" for none).
     OverlayPicked(String),
+    /// The layers chart's raw-σ toggle.
+    LayersRaw(bool),
     /// The map's switch or sliders moved.
     MapMoved(MapView),
     /// The map's switch or sliders were let go.
@@ -310,6 +323,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::OverlayPicked(name) => {
             m.view.overlay = Some(name).filter(|n| !n.is_empty());
             vec![Effect::Draw(ChartKind::Map)]
+        }
+        Msg::LayersRaw(raw) => {
+            m.view.layers_raw = raw;
+            vec![Effect::Draw(ChartKind::Layers)]
         }
         Msg::MapMoved(view) => {
             m.view.map = view;

@@ -55,7 +55,7 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         return Vec::new();
     }
     let learned = learned_table(m, &form);
-    if learned != m.run_learned || tokenizer_file(m, &st) != m.run_tokenizer {
+    if learned != m.run_learned || tokenizer_file(m, &st) != m.run_tokenizer || model_file(m) != m.run_model {
         return Vec::new(); // another learned table or tokenizer: the kept one would be stale; wait for Run
     }
     m.last_id += 1;
@@ -65,8 +65,9 @@ pub(super) fn live(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     m.started = at;
     m.shown.params = st.params.clone();
     let source = Source::Synthetic(st.synth.clone()); // unused: the kept geometry is reused
-    let request = Request { id, source, params: st.params, learned, reuse_geometry: true, tokenizer: None };
-    let job = Job { request, corpus: CorpusData::None, learned: false, tokenizer: false };
+    let request =
+        Request { id, source, params: st.params, learned, reuse_geometry: true, tokenizer: None, model: None };
+    let job = Job { request, corpus: CorpusData::None, learned: false, tokenizer: false, model: false };
     let mut fx = vec![Effect::Error(None), Effect::Status(Status::Running, "updating the encodings".into())];
     if m.worker_ready {
         fx.push(Effect::Post(Box::new(job)));
@@ -125,9 +126,11 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         Ok(st) => st,
         Err(e) => return [fx, failed(e)].concat(),
     };
-    let reading = match (&m.corpus_file, &m.learned_file, &m.tokenizer_file) {
-        (FileSlot::Reading(name), _, _) if form.source == SourceKind::File => Some(name.clone()),
-        (_, FileSlot::Reading(name), _) | (_, _, FileSlot::Reading(name)) => Some(name.clone()),
+    let reading = match (&m.corpus_file, &m.learned_file, &m.tokenizer_file, &m.model_file) {
+        (FileSlot::Reading(name), _, _, _) if form.source == SourceKind::File => Some(name.clone()),
+        (_, FileSlot::Reading(name), _, _)
+        | (_, _, FileSlot::Reading(name), _)
+        | (_, _, _, FileSlot::Reading(name)) => Some(name.clone()),
         _ => None,
     };
     if let Some(name) = reading {
@@ -153,8 +156,16 @@ pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     m.run_learned = learned.clone();
     let tokenizer = tokenizer_file(m, &st);
     m.run_tokenizer = tokenizer.clone();
-    let request = Request { id, source, params: st.params, learned, reuse_geometry: false, tokenizer };
-    let job = Job { learned: request.learned.is_some(), tokenizer: request.tokenizer.is_some(), request, corpus };
+    let model = model_file(m);
+    m.run_model = model.clone();
+    let request = Request { id, source, params: st.params, learned, reuse_geometry: false, tokenizer, model };
+    let job = Job {
+        learned: request.learned.is_some(),
+        tokenizer: request.tokenizer.is_some(),
+        model: request.model.is_some(),
+        request,
+        corpus,
+    };
     fx.extend([
         Effect::Progress(0.0),
         Effect::Estimate(String::new()),
@@ -231,6 +242,15 @@ fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
         Slot::Corpus => &mut m.corpus_file,
         Slot::Learned => &mut m.learned_file,
         Slot::Tokenizer => &mut m.tokenizer_file,
+        Slot::Model => &mut m.model_file,
+    }
+}
+
+/// The loaded model folder's name.
+fn model_file(m: &Model) -> Option<String> {
+    match &m.model_file {
+        FileSlot::Loaded(name) => Some(name.clone()),
+        _ => None,
     }
 }
 
@@ -242,8 +262,13 @@ pub(super) fn cleared(m: &mut Model, slot: Slot) -> Vec<Effect> {
 /// Starts loading the shipped file of `slot` (it counts as being read until it arrives).
 pub(super) fn use_shipped(m: &mut Model, slot: Slot) -> Vec<Effect> {
     let Some((_, name)) = slot.shipped() else { return Vec::new() };
+    if matches!(slot_mut(m, slot), FileSlot::Loaded(n) | FileSlot::Reading(n) if *n == name) {
+        return Vec::new(); // already here, or on its way
+    }
     *slot_mut(m, slot) = FileSlot::Reading(name.clone());
-    vec![Effect::FileInfo(slot, format!("loading {name}…")), Effect::FetchShipped(slot)]
+    let size =
+        if slot == Slot::Model { format!(" ({:.0} MB)", crate::preset::MODEL_BYTES / 1e6) } else { String::new() };
+    vec![Effect::FileInfo(slot, format!("loading {name}{size}…")), Effect::FetchShipped(slot)]
 }
 
 /// The paper's setting: the preset's options in the form (Genesis instead of the synthetic
@@ -262,6 +287,7 @@ pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
     fx.extend(use_shipped(m, Slot::Tokenizer));
     fx.extend(use_shipped(m, Slot::Learned));
+    fx.extend(use_shipped(m, Slot::Model));
     fx.extend(run(m, form, at));
     fx
 }
@@ -302,6 +328,7 @@ pub(super) fn file_loaded(m: &mut Model, slot: Slot, name: String, size: f64, de
         Slot::Corpus => format!("{name} — {mb:.2} MB"),
         Slot::Learned => format!("{name} — {mb:.2} MB, {detail}; compared as `learned` in the next run"),
         Slot::Tokenizer => format!("{name} — {mb:.2} MB; counts the model's tokens in the next run (tokenizer: model)"),
+        Slot::Model => format!("{name} — {mb:.1} MB{detail}; its layers are compared in the next run"),
     };
     *slot_mut(m, slot) = FileSlot::Loaded(name);
     let mut fx = vec![Effect::FileInfo(slot, info)];

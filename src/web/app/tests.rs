@@ -352,7 +352,7 @@ fn live_parameters_reuse_the_kept_geometry() {
     assert!(fx.iter().any(|e| matches!(e, Effect::WriteUrl(q) if q.contains("slope=0.25"))));
     // A learned table chosen since the run is not live either (the worker keeps the old one).
     let done = done_for(&Job {
-        request: Request { reuse_geometry: false, tokenizer: None, ..next.request.clone() },
+        request: Request { reuse_geometry: false, model: None, tokenizer: None, ..next.request.clone() },
         ..next.clone()
     });
     update(&mut m, Msg::Worker { response: done, at: 5.5 });

@@ -71,8 +71,9 @@ fn bulk_of(data: &JsValue) -> Bulk {
 
 /// Posts a job: `{ request, bytes | file, learned_bytes, tokenizer_bytes }` (see `web::protocol`).
 pub fn post(job: &Job) {
-    let Some((worker, corpus, learned, tokenizer)) = runtime::with(|rt| {
-        (rt.worker.clone(), rt.corpus.file.clone(), rt.learned.bytes.clone(), rt.tokenizer.bytes.clone())
+    let Some((worker, corpus, learned, tokenizer, model)) = runtime::with(|rt| {
+        let model = rt.model_files.bytes.clone();
+        (rt.worker.clone(), rt.corpus.file.clone(), rt.learned.bytes.clone(), rt.tokenizer.bytes.clone(), model)
     }) else {
         return;
     };
@@ -95,6 +96,9 @@ pub fn post(job: &Job) {
     }
     if let (true, Some(b)) = (job.tokenizer, tokenizer) {
         js_sys::Reflect::set(&msg, &"tokenizer_bytes".into(), &b).ok();
+    }
+    if let (true, Some(b)) = (job.model, model) {
+        js_sys::Reflect::set(&msg, &"model_bytes".into(), &b).ok();
     }
     worker.post_message(&msg).ok();
 }

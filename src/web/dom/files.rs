@@ -70,6 +70,7 @@ pub fn read(slot: Slot) {
             }
             Slot::Learned => fill_tensors(&els, &arr),
             Slot::Tokenizer => String::new(),
+            Slot::Model => model_files(&arr),
         };
         runtime::with(|rt| {
             let data = rt.file(slot);
@@ -89,8 +90,19 @@ pub fn clear(els: &Elements, slot: Slot) {
     }
 }
 
+/// What a model bundle holds: ", config.json + model.safetensors + tokenizer.json".
+fn model_files(arr: &js_sys::Uint8Array) -> String {
+    let bytes = arr.to_vec();
+    let names: Vec<String> =
+        crate::tables::bundle_members(&bytes).map(|m| m.into_iter().map(|(n, _)| n).collect()).unwrap_or_default();
+    format!(", {}", names.join(" + "))
+}
+
 /// Fetches the shipped file of `slot` (all-MiniLM-L6-v2's, served beside the page).
 pub fn fetch_shipped(slot: Slot) {
+    if slot == Slot::Model {
+        return super::download::fetch_model();
+    }
     let Some((url, name)) = slot.shipped() else { return };
     wasm_bindgen_futures::spawn_local(async move {
         let Some(bytes) = fetch_bytes(&url).await else {

@@ -15,6 +15,7 @@
 
 pub mod bridge;
 pub mod controls;
+pub mod download;
 pub mod elements;
 pub mod files;
 pub mod lecture;

@@ -38,6 +38,8 @@ pub struct Runtime {
     pub learned: FileData,
     /// The model tokenizer upload.
     pub tokenizer: FileData,
+    /// The model folder upload (a bundle of its files).
+    pub model_files: FileData,
     /// What each chart's last drawing left for hover.
     pub drawn: HashMap<ChartKind, Drawn>,
 }
@@ -49,6 +51,7 @@ impl Runtime {
             Slot::Corpus => &mut self.corpus,
             Slot::Learned => &mut self.learned,
             Slot::Tokenizer => &mut self.tokenizer,
+            Slot::Model => &mut self.model_files,
         }
     }
 }
@@ -68,6 +71,7 @@ pub fn install(els: Elements) {
         corpus: FileData::default(),
         learned: FileData::default(),
         tokenizer: FileData::default(),
+        model_files: FileData::default(),
         drawn: HashMap::new(),
     };
     RT.with(|r| *r.borrow_mut() = Some(rt));

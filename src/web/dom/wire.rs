@@ -17,14 +17,15 @@ pub fn wire() {
     let Some(els) = els() else { return };
     on(target(&els.run), "click", |_: Event| dispatch(Msg::Run { form: controls::read_form(), at: now() }));
     on(target(&els.cancel), "click", |_: Event| dispatch(Msg::Cancel));
-    for slot in [Slot::Corpus, Slot::Learned, Slot::Tokenizer] {
+    for slot in [Slot::Corpus, Slot::Learned, Slot::Tokenizer, Slot::Model] {
         let input = els.file(slot).input.clone();
         on(target(&els.file(slot).input), "change", move |_: Event| {
             let files: Vec<web_sys::File> =
                 input.files().map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect()).unwrap_or_default();
             match files.len() {
                 0 => {}
-                1 => files.into_iter().for_each(|f| choose(slot, f)),
+                // A model's files always travel as one bundle, even one file alone.
+                1 if slot != Slot::Model => files.into_iter().for_each(|f| choose(slot, f)),
                 _ => choose_bundle(slot, files),
             }
         });
@@ -33,6 +34,8 @@ pub fn wire() {
     on(target(&els.tokenizer_clear), "click", |_: Event| dispatch(Msg::Cleared(Slot::Tokenizer)));
     on(target(&els.learned_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Learned)));
     on(target(&els.tokenizer_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Tokenizer)));
+    on(target(&els.model_clear), "click", |_: Event| dispatch(Msg::Cleared(Slot::Model)));
+    on(target(&els.model_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Model)));
     on(target(&els.preset), "click", |_: Event| dispatch(Msg::Preset { form: controls::read_form(), at: now() }));
     on(target(&els.flip_mode), "click", |_: Event| dispatch(Msg::FlipMode { form: controls::read_form(), at: now() }));
     wire_drop(&els.drop_zone);
@@ -45,6 +48,8 @@ pub fn wire() {
     on(target(&els.file_format), "change", |_: Event| refill_columns());
     let select = els.shepard_select.clone();
     on(target(&els.shepard_select), "change", move |_: Event| dispatch(Msg::ShepardPicked(select.value())));
+    let raw = els.layers_raw.clone();
+    on(target(&els.layers_raw), "change", move |_: Event| dispatch(Msg::LayersRaw(raw.checked())));
     let overlay = els.map_overlay.clone();
     on(target(&els.map_overlay), "change", move |_: Event| dispatch(Msg::OverlayPicked(overlay.value())));
     for (column, th) in &els.sort_heads {

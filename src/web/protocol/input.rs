@@ -22,6 +22,17 @@ pub(super) struct Counted {
     pub(super) table: CountsTable,
     pub(super) examples: Vec<Vec<String>>,
     pub(super) table_name: Option<String>,
+    /// The first sequences as text: [`kept`] of them (a model reads them; SPEC §9).
+    pub(super) first: Vec<String>,
+}
+
+/// Sequences kept as text while counting: the examples', or the model's when a model runs.
+pub fn kept(req: &Request) -> usize {
+    if req.model.is_some() {
+        EXAMPLE_SEQUENCES.max(req.params.layer_sequences)
+    } else {
+        EXAMPLE_SEQUENCES
+    }
 }
 
 fn io(e: std::io::Error) -> PosgeoError {
@@ -37,7 +48,13 @@ pub(super) fn count(
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Counted> {
     if let Some((s, workers)) = files.precounted {
-        return Ok(Counted { workers, examples: params.examples(&s.first), table: s.table, table_name: None });
+        return Ok(Counted {
+            workers,
+            examples: params.examples(&s.first),
+            table: s.table,
+            table_name: None,
+            first: s.first,
+        });
     }
     let name = match &req.source {
         Source::Bytes { name, .. } => Some(name.clone()),
@@ -47,7 +64,7 @@ pub(super) fn count(
         if table.counted_mode() == Mode::Pad {
             params.mode = Mode::Pad;
         }
-        Ok(Counted { workers: 1, table, examples: Vec::new(), table_name: name.clone() })
+        Ok(Counted { workers: 1, table, examples: Vec::new(), table_name: name.clone(), first: Vec::new() })
     };
     if let (Source::Bytes { format, lossy, .. }, Some(reader)) = (&req.source, files.corpus_stream) {
         let read = Arc::new(AtomicU64::new(0));
@@ -61,20 +78,27 @@ pub(super) fn count(
         let size = files.corpus_size.max(1) as f64;
         let mut stream = SequenceStream::new(std::io::Cursor::new(head).chain(reader), format, *lossy)?;
         let tokenizer = params.tokenizer();
-        let s = count_stream(&mut stream, &tokenizer, params.max_len, EXAMPLE_SEQUENCES, &mut || {
+        let s = count_stream(&mut stream, &tokenizer, params.max_len, kept(req), &mut || {
             progress(Progress {
                 stage: Stage::Counting,
                 fraction: (read.load(Ordering::Relaxed) as f64 / size).min(1.0),
             })
         })?;
-        return Ok(Counted { workers: 1, examples: params.examples(&s.first), table: s.table, table_name: None });
+        return Ok(Counted {
+            workers: 1,
+            examples: params.examples(&s.first),
+            table: s.table,
+            table_name: None,
+            first: s.first,
+        });
     }
     if matches!(req.source, Source::Bytes { .. }) && looks_like_table(files.corpus) {
         return as_table(read_table_bytes(files.corpus)?, params);
     }
     let corpus = corpus_of(&req.source, files.corpus)?;
     let table = crate::analysis::count_corpus(&corpus, params, progress)?;
-    Ok(Counted { workers: 1, examples: params.examples(&corpus.sequences), table, table_name: None })
+    let first = corpus.sequences.iter().take(kept(req)).cloned().collect();
+    Ok(Counted { workers: 1, examples: params.examples(&corpus.sequences), table, table_name: None, first })
 }
 
 /// The size of the job, once counted: sequences (N_0 for a table that cannot tell),

@@ -65,6 +65,10 @@ pub struct Request {
     /// `tokenizer_bytes`), used when `params.tokenizer` is `model`.
     #[serde(default)]
     pub tokenizer: Option<String>,
+    /// A model whose layers are compared too (SPEC §9): its name; its files travel as
+    /// `model_bytes`, a bundle of config.json, model.safetensors and tokenizer.json.
+    #[serde(default)]
+    pub model: Option<String>,
     /// Live parameters: reuse the corpus geometry the worker kept from its last run and only
     /// compute the encodings again (no bytes travel; see [`Session`]).
     #[serde(default)]
@@ -263,6 +267,8 @@ pub struct Files<'a> {
     pub learned: &'a [u8],
     /// The `tokenizer.json` the request names.
     pub tokenizer: &'a [u8],
+    /// The model's files (a bundle) the request names.
+    pub model: &'a [u8],
 }
 
 /// Runs a request to completion; `post` receives every message except the final one.
@@ -297,6 +303,16 @@ pub struct Pending {
     pub staged: crate::analysis::Staged,
     table: Vec<(String, Table)>,
     counts_table: Option<String>,
+    /// The model whose layers run once the analysis is complete, with the plan of its pass.
+    pub layers: Option<Layers>,
+}
+
+/// A model's pass waiting for the analysis: the model and the sequences it reads.
+pub struct Layers {
+    /// The model.
+    pub model: crate::model::Model,
+    /// Its plan (sequences, n_L).
+    pub plan: crate::model::Plan,
 }
 
 /// What [`Session::begin`] leaves: a live update's payload, or a full run to complete.
@@ -352,6 +368,14 @@ impl Session {
     ) -> Result<Payload> {
         let mut analysis = pending.staged.finish(given, &mut throttled(req.id, post))?;
         analysis.counts_table = pending.counts_table;
+        if let Some(l) = &pending.layers {
+            let mut progress = throttled(req.id, post);
+            let batches = crate::model::batches(&l.plan);
+            let sums = crate::model::run(&l.model, &l.plan, &batches, &mut |f| {
+                progress(Progress { stage: Stage::Layers, fraction: f })
+            })?;
+            crate::analysis::layers::add_layers(&mut analysis, &l.model, &l.plan, &sums)?;
+        }
         let payload = payload_of(&analysis);
         self.kept = Some((analysis, pending.table));
         Ok(payload)
@@ -363,19 +387,39 @@ impl Session {
 fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Pending> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let mut params = req.params.clone();
-    if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
+    // A model is checked before anything is counted; its tokenizer.json is the tokenizer
+    // unless one was chosen, and its position table the learned one unless one was given.
+    let model = match &req.model {
+        Some(_) => Some(crate::model::Model::from_bundle(files.model)?),
+        None => None,
+    };
+    let own_tokenizer = model.as_ref().and_then(|(_, t)| t.as_ref()).filter(|_| req.tokenizer.is_none());
+    if let Some((name, bytes)) = own_tokenizer {
+        params.tokenizer = TokenizerKind::Model;
+        params.model = Some(ModelTokenizer::from_bytes(name, bytes)?);
+    } else if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
         params.model = Some(ModelTokenizer::from_bytes(name, files.tokenizer)?);
     }
     params.validate()?;
     // Messages name the file ("learned encoding: t.csv: line 1: …").
-    let table = match &req.learned {
-        Some(t) => crate::tables::read_named(files.learned, &t.name, &t.tensors)?,
-        None => Vec::new(),
+    let table = match (&req.learned, &model) {
+        (Some(t), _) => crate::tables::read_named(files.learned, &t.name, &t.tensors)?,
+        (None, Some((m, _))) => vec![m.position_table()],
+        (None, None) => Vec::new(),
     };
     let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;
     post(input::estimate(req.id, &counted, &params));
     let staged = stage(&counted.table, counted.examples, &params, &table, &mut throttled(req.id, post))?;
-    Ok(Pending { staged, table, counts_table: counted.table_name })
+    let layers = match model {
+        Some((model, _)) => {
+            let n = staged.targets().0.n();
+            let tokenizer = params.model.as_ref().ok_or(PosgeoError::NeedsTokenizerFile)?;
+            let plan = crate::analysis::layers::plan(&counted.first, &params, tokenizer, &model, n)?;
+            Some(Layers { model, plan })
+        }
+        None => None,
+    };
+    Ok(Pending { staged, table, counts_table: counted.table_name, layers })
 }
 
 mod input;

@@ -14,6 +14,7 @@ fn messages_round_trip_as_json() {
         params: AnalysisParams::default(),
         learned: Some(LearnedTable { name: "model.safetensors".into(), tensors: vec!["wpe.weight".into()] }),
         reuse_geometry: true,
+        model: None,
         tokenizer: None,
     };
     let back: Request = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
@@ -35,6 +36,7 @@ fn a_run_reports_progress_then_the_same_numbers_as_the_engine() {
         params: params.clone(),
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     let mut stages = Vec::new();
@@ -66,6 +68,7 @@ fn bulk_arrays_round_trip() {
         params,
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     let original = run(&req, &[], &[], &mut |_| {}).unwrap();
@@ -90,6 +93,7 @@ fn bad_bytes_become_an_error_message() {
         params: AnalysisParams::default(),
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     let err = run(&req, b"", &[], &mut |_| {}).unwrap_err();
@@ -114,6 +118,7 @@ fn a_learned_table_is_compared_like_the_engine_does() {
         params: params.clone(),
         learned,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     let payload = run(&req, &[], text.as_bytes(), &mut |_| {}).unwrap();
@@ -136,16 +141,17 @@ fn a_session_updates_the_encodings_on_its_kept_geometry() {
         params: p.clone(),
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     let mut session = Session::default();
-    let live = Request { id: 2, reuse_geometry: true, tokenizer: None, ..req.clone() };
+    let live = Request { id: 2, reuse_geometry: true, model: None, tokenizer: None, ..req.clone() };
     assert!(session.run(&live, Files::default(), &mut |_| {}).unwrap_err().to_string().contains("press Run"));
     session.run(&req, Files::default(), &mut |_| {}).unwrap();
     let mut q = p.clone();
     q.encodings.slope = 2.0;
     q.encodings.head_dim = 8;
-    let live = Request { id: 2, params: q.clone(), reuse_geometry: true, tokenizer: None, ..req.clone() };
+    let live = Request { id: 2, params: q.clone(), reuse_geometry: true, model: None, tokenizer: None, ..req.clone() };
     let mut stages = Vec::new();
     let updated = session.run(&live, Files::default(), &mut |r| stages.push(r)).unwrap();
     let whole = run(&Request { id: 3, params: q, ..req }, b"", b"", &mut |_| {}).unwrap();
@@ -163,7 +169,7 @@ fn heat_blocks_of_an_exact_encoding_equal_the_corpus_blocks() {
     let mut params = AnalysisParams::default();
     params.encodings.d = 64;
     let source = Source::Synthetic(SynthParams { sequences: 200, positions: 30, ..Default::default() });
-    let req = Request { id: 1, source, params, learned: None, reuse_geometry: false, tokenizer: None };
+    let req = Request { id: 1, source, params, learned: None, reuse_geometry: false, model: None, tokenizer: None };
     let p = run(&req, b"", b"", &mut |_| {}).unwrap();
     let h = &p.heat;
     assert_eq!((h.side, h.corpus.len()), (30, 900));
@@ -190,12 +196,14 @@ fn a_live_update_keeps_the_model_tokenizer_of_its_run() {
         params: params.clone(),
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: Some("tokenizer.json.gz".into()),
     };
     let mut session = Session::default();
     session.run(&req, Files { tokenizer, ..Files::default() }, &mut |_| {}).unwrap();
     params.encodings.slope = 0.25;
-    let live = Request { id: 2, params: params.clone(), reuse_geometry: true, tokenizer: None, ..req.clone() };
+    let live =
+        Request { id: 2, params: params.clone(), reuse_geometry: true, model: None, tokenizer: None, ..req.clone() };
     let updated = session.run(&live, Files::default(), &mut |_| {}).unwrap();
     let whole = Request { id: 3, params, ..req };
     let direct = run_files(&whole, Files { tokenizer, ..Files::default() });
@@ -216,7 +224,15 @@ fn a_streamed_upload_and_its_counts_table_give_the_numbers_of_the_bytes() {
         ..Default::default()
     };
     let source = Source::Bytes { name: "genesis.txt".into(), format: InputFormat::Text, lossy: false };
-    let req = Request { id: 1, source, params: params.clone(), learned: None, reuse_geometry: false, tokenizer: None };
+    let req = Request {
+        id: 1,
+        source,
+        params: params.clone(),
+        learned: None,
+        reuse_geometry: false,
+        model: None,
+        tokenizer: None,
+    };
     let text = GENESIS.as_bytes();
     let from_bytes = run_files(&req, Files { corpus: text, ..Files::default() });
     let stream = Some(Box::new(Trickle { data: text, step: 7 }) as Box<dyn std::io::Read>);
@@ -244,5 +260,62 @@ fn a_streamed_upload_and_its_counts_table_give_the_numbers_of_the_bytes() {
         let mut want = from_bytes.report.clone();
         want.counts_table = Some("genesis.txt".into());
         assert_eq!(got.report, want);
+    }
+}
+
+/// A request with a model: the page's route (a bundle of the model's files, its tokenizer the
+/// tokenizer, its position table `learned`) gives the layer rows of the CLI's route
+/// (`analysis::layers::run_layers` after the same analysis), in both modes.
+#[test]
+fn a_model_request_gives_the_layer_rows_of_the_engine() {
+    let bundle = crate::test_support::tiny_bert_bundle(7);
+    for mode in [crate::counts::Mode::Condition, crate::counts::Mode::Pad] {
+        let params = AnalysisParams {
+            encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
+            max_len: 24,
+            layer_sequences: 40,
+            mode,
+            ..Default::default()
+        };
+        let req = Request {
+            id: 4,
+            source: Source::Genesis,
+            params: params.clone(),
+            learned: None,
+            reuse_geometry: false,
+            model: Some("tiny".into()),
+            tokenizer: None,
+        };
+        let mut stages = Vec::new();
+        let files = Files { model: &bundle, ..Files::default() };
+        let payload = Session::default()
+            .run(&req, files, &mut |r| {
+                if let Response::Progress { stage, .. } = r {
+                    stages.push(stage);
+                }
+            })
+            .unwrap();
+        assert!(stages.contains(&Stage::Layers), "{stages:?}");
+        let (model, tokenizer) = crate::model::Model::from_bundle(&bundle).unwrap();
+        let (name, bytes) = tokenizer.unwrap();
+        let mut p = params.clone();
+        p.tokenizer = TokenizerKind::Model;
+        p.model = Some(ModelTokenizer::from_bytes(&name, &bytes).unwrap());
+        let corpus = Corpus::from_text(GENESIS);
+        let mut direct = analyze(&corpus, &p, &[model.position_table()], &mut |_| true).unwrap();
+        crate::analysis::layers::run_layers(&mut direct, &corpus.sequences, &model, &mut |_| true).unwrap();
+        let (page, engine) = (payload.report, direct.report(false));
+        let info = page.layers.clone().unwrap();
+        assert_eq!(Some(&info), engine.layers.as_ref());
+        assert_eq!((info.num_layers, info.sequences_used), (2, 40));
+        for l in 0..=2 {
+            for key in [format!("layer:{l}"), format!("layer-residual:{l}")] {
+                assert_eq!(page.encodings[&key], engine.encodings[&key], "{key} in {mode:?}");
+            }
+        }
+        // The Shepard samples and the geometry blocks of the rows cover their n_L positions.
+        let side = payload.heat.side;
+        assert_eq!(payload.heat.encodings["layer:0"].len(), side * side);
+        assert!(!payload.shepard["layer-residual:2"].is_empty());
     }
 }

@@ -31,11 +31,13 @@ pub enum ChartKind {
     Monotonicity,
     /// Support per position.
     Support,
+    /// Stress across a model's layers (SPEC §9).
+    Layers,
 }
 
 impl ChartKind {
     /// Every chart, in page order (the order they are drawn in).
-    pub const ALL: [ChartKind; 9] = [
+    pub const ALL: [ChartKind; 10] = [
         ChartKind::Stress,
         ChartKind::Heatmap,
         ChartKind::Geometry,
@@ -45,6 +47,7 @@ impl ChartKind {
         ChartKind::Rank,
         ChartKind::Monotonicity,
         ChartKind::Support,
+        ChartKind::Layers,
     ];
 
     /// The name in element ids (`chart-<name>`, `readout-<name>`), buttons and file names.
@@ -59,6 +62,7 @@ impl ChartKind {
             ChartKind::Rank => "rank",
             ChartKind::Monotonicity => "monotonicity",
             ChartKind::Support => "support",
+            ChartKind::Layers => "layers",
         }
     }
 
@@ -153,6 +157,7 @@ pub fn draw_on<DB: DrawingBackend>(
         ChartKind::Rank => charts::rank_curve(root, r)?,
         ChartKind::Monotonicity => charts::monotonicity(root, r)?,
         ChartKind::Support => charts::support(root, r)?,
+        ChartKind::Layers => charts::layer_stress(root, charts::LayerCurves::of(r, view.layers_raw).as_ref())?,
     };
     Ok(Drawn { frame, pixels: Vec::new() })
 }

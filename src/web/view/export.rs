@@ -26,6 +26,8 @@ pub enum Export {
     Matrix,
     /// The PMDS coordinates as CSV.
     Coordinates,
+    /// The layers chart's numbers as CSV.
+    Layers,
     /// A chart.
     Chart(ChartKind, ImageFormat),
 }
@@ -43,11 +45,12 @@ pub struct Download {
 
 impl Export {
     /// The data exports, with their button ids.
-    pub const BUTTONS: [(Export, &'static str); 4] = [
+    pub const BUTTONS: [(Export, &'static str); 5] = [
         (Export::Report, "export-json"),
         (Export::StressTable, "export-table"),
         (Export::Matrix, "export-matrix"),
         (Export::Coordinates, "export-coords"),
+        (Export::Layers, "export-layers"),
     ];
 
     /// The suggested file name.
@@ -57,6 +60,7 @@ impl Export {
             Export::StressTable => "posgeo-stress.csv".into(),
             Export::Matrix => format!("posgeo-{}.csv", p.report.metric),
             Export::Coordinates => "posgeo-pmds-coordinates.csv".into(),
+            Export::Layers => "posgeo-layers.csv".into(),
             Export::Chart(kind, ImageFormat::Png) => format!("posgeo-{}.png", kind.name()),
             Export::Chart(kind, ImageFormat::Svg) => format!("posgeo-{}.svg", kind.name()),
         }
@@ -73,6 +77,10 @@ impl Export {
                 ("text/csv", csv_rows(m.iter().map(Vec::as_slice)).into_bytes())
             }
             Export::Coordinates => ("text/csv", csv_rows(p.coordinates.rows()).into_bytes()),
+            Export::Layers => match crate::charts::LayerCurves::of(r, view.layers_raw) {
+                Some(c) => ("text/csv", c.csv().into_bytes()),
+                None => return Some(Err("no model's layers in these results: choose a model and run".into())),
+            },
             Export::Chart(_, ImageFormat::Png) => return None,
             Export::Chart(kind, ImageFormat::Svg) => match charts::svg(kind, p, view, size) {
                 Ok(s) => ("image/svg+xml", s.into_bytes()),

@@ -78,6 +78,17 @@ pub fn readout(
                 text(format!("{n}: {}", fmt_number(r.encodings.get(n)?.monotonicity_violation_rate)))
             }
         },
+        ChartKind::Layers => {
+            let c = crate::charts::LayerCurves::of(r, view.layers_raw)?;
+            let l = x.round().max(0.0) as usize;
+            let (cv, rv) = (c.centroid.get(l)?, c.residual.get(l)?);
+            let what = if c.raw { "σ" } else { "σ*" };
+            text(format!(
+                "layer {l}: centroid {what} = {}, residual {what} = {}",
+                fmt_number(Some(*cv)),
+                fmt_number(Some(*rv))
+            ))
+        }
         ChartKind::Support => {
             let i = index(x);
             let s = r.support_all.get(i)?;

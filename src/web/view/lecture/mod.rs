@@ -7,7 +7,8 @@
 //! the paper's Eq. 3; (4) double centring and the spectrum, Algorithm 1; (5) the PMDS map;
 //! (6) an encoding's δ beside D; (7) stress, Eq. 4, and the Shepard diagram; (8) low rank,
 //! r(n+d) parameters; (9) monotonicity; (10) what MDS does not optimise
-//! ([`crate::three_points`]) and SMACOF. Every number in a step's text comes from the
+//! ([`crate::three_points`]) and SMACOF; (11) inside the model: stress across its layers
+//! (SPEC §9), when the run had one. Every number in a step's text comes from the
 //! payload; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
 
 use super::charts::ChartKind;
@@ -39,7 +40,7 @@ const fn chart(kind: ChartKind, w: u32, h: u32) -> StepChart {
 }
 
 /// Every step, in order (step N is `STEPS[N − 1]`).
-pub const STEPS: [Step; 10] = [
+pub const STEPS: [Step; 11] = [
     Step { title: "1. The tokens at each position", charts: &[] },
     Step { title: "2. μᵢ: which tokens stand at position i", charts: &[chart(ChartKind::Support, 400, 210)] },
     Step {
@@ -59,6 +60,7 @@ pub const STEPS: [Step; 10] = [
         charts: &[chart(ChartKind::Monotonicity, 420, 220)],
     },
     Step { title: "10. What classical MDS does not optimise", charts: &[] },
+    Step { title: "11. Inside the model: the geometry of every layer", charts: &[chart(ChartKind::Layers, 440, 240)] },
 ];
 
 /// The step a location hash names: `#lecture` → 1, `#lecture/N` → N (clamped to the steps;
@@ -135,7 +137,8 @@ pub fn content(n: usize, p: &Payload, view: &View) -> Vec<Block> {
         7 => stress(p, view),
         8 => low_rank(r),
         9 => monotonicity(r),
-        _ => not_optimised(r),
+        10 => not_optimised(r),
+        _ => inside_model(r),
     }
 }
 
@@ -299,6 +302,42 @@ fn monotonicity(r: &Report) -> Vec<Block> {
             rate("pmds")
         )),
     ]
+}
+
+fn inside_model(r: &Report) -> Vec<Block> {
+    let (Some(l), Some(c)) = (&r.layers, crate::charts::LayerCurves::of(r, false)) else {
+        return vec![Block::Text(
+            "A trained model mixes position into every layer. Choose a model under “Inside the model” (or \
+             the paper's setting) and run: each layer's mean hidden state per position then becomes an \
+             encoding, measured like the others."
+                .into(),
+        )];
+    };
+    let mut out = vec![Block::Text(format!(
+        "The model ({} layers, hidden size {}) read the first {} sequences. At each position i, layer ℓ's \
+         mean hidden state is an encoding, layer:ℓ; layer-residual:ℓ removes from it the part explained by \
+         which tokens stand at i. Both are measured over {} positions against D.",
+        l.num_layers, l.hidden_size, l.sequences_used, l.positions
+    ))];
+    if let Some((worst, v)) = c.worst() {
+        let best =
+            c.centroid.iter().copied().enumerate().filter(|(_, v)| v.is_finite()).min_by(|a, b| a.1.total_cmp(&b.1));
+        let best = best.map_or(String::new(), |(b, bv)| format!(", and layer {b} stays closest (σ* = {})", num(bv)));
+        out.push(Block::Text(format!(
+            "Layer {worst} departs most from the corpus geometry (σ* = {}){best}. The paper finds an early layer \
+             departing most in BERT-base (layer 3).",
+            num(v)
+        )));
+    }
+    let rows = c
+        .centroid
+        .iter()
+        .zip(&c.residual)
+        .enumerate()
+        .map(|(k, (a, b))| vec![k.to_string(), num(*a), num(*b)])
+        .collect();
+    out.push(Block::Grid(vec!["layer".into(), "σ* centroid".into(), "σ* residual".into()], rows));
+    out
 }
 
 fn not_optimised(r: &Report) -> Vec<Block> {

@@ -14,6 +14,7 @@ fn payload(text: &str) -> Payload {
         params,
         learned: None,
         reuse_geometry: false,
+        model: None,
         tokenizer: None,
     };
     run(&req, text.as_bytes(), &[], &mut |_| {}).expect("a small run succeeds")
