@@ -12,7 +12,9 @@
 //!   [`encodings`] → [`stress`] / [`monotonicity`]; [`analysis`] chains them and [`report`]
 //!   summarises them (the JSON schema and the text both front-ends show); [`points`] is the one
 //!   configuration type; [`options`] declares every option once; [`synth`] makes the built-in
-//!   corpus; [`tables`] reads learned position tables; [`error`] holds the one error type.
+//!   corpus; [`tables`] reads learned position tables; [`model`] runs a BERT-family encoder
+//!   and turns its layers into configurations (SPEC §9, measured by
+//!   [`analysis::layers`]); [`error`] holds the one error type.
 //! * **Drawing** ([`charts`]): every chart, generic over plotters' backends.
 //! * **Web shell** ([`web`]): `protocol`, `url`, `app` (the page's model and `update`) and
 //!   `view` are plain Rust, tested natively; `dom` and `worker` exist only on wasm32.

@@ -3,13 +3,103 @@
 //! eigensolvers compared on the MDS matrix B: faer (used) against nalgebra.
 //!
 //! `posgeo-bench CORPUS [--tokenizer whitespace] [--repeat 3] [--eigen]`
+//!
+//! `posgeo-bench --layers MODEL_DIR CORPUS [--max-len 64] [--layer-sequences 256]
+//! [--mode condition|pad] [--repeat 3] [--dump-batches FILE]`: a model's layer pass
+//! (`posgeo::model::run`, sums included) and the bare forward pass over the same batches,
+//! tokens per second (bench/layers.sh compares them with bench/layers_numpy.py).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    bench::main()
+    if std::env::args().nth(1).as_deref() == Some("--layers") {
+        layers::main()
+    } else {
+        bench::main()
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod layers {
+    use posgeo::counts::Mode;
+    use posgeo::model::{self, Batch, Model, Plan};
+    use std::time::Instant;
+
+    const USAGE: &str = "usage: posgeo-bench --layers MODEL_DIR CORPUS [--max-len 64] [--layer-sequences 256] [--mode condition|pad] [--repeat 3] [--dump-batches FILE]";
+
+    pub fn main() {
+        let args: Vec<String> = std::env::args().collect();
+        let (dir, corpus) = (std::path::Path::new(args.get(2).expect(USAGE)), args.get(3).expect(USAGE));
+        let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+        let num = |name: &str, default: usize| flag(name).map_or(default, |v| v.parse().expect(USAGE));
+        let (max_len, s, repeat) = (num("--max-len", 64), num("--layer-sequences", 256), num("--repeat", 3).max(1));
+        let mode = Mode::parse(&flag("--mode").unwrap_or("condition".into())).expect(USAGE);
+        let model = Model::from_dir(dir).expect("model");
+        let tok = std::fs::read(dir.join("tokenizer.json")).expect("read tokenizer.json");
+        let tok = posgeo::corpus::model::ModelTokenizer::from_bytes("tokenizer.json", &tok).expect("tokenizer");
+        let text = std::fs::read(corpus).expect("read corpus");
+        let lines = posgeo::Corpus::read(&text, &posgeo::InputFormat::Text, false).expect("corpus").sequences;
+        let cut = max_len.min(model.config.max_position_embeddings);
+        let seqs: Vec<Vec<u32>> =
+            lines.iter().map(|l| tok.ids(l, true, cut)).filter(|v| !v.is_empty()).take(s).collect();
+        let plan = Plan::new(seqs, cut, cut, 5, mode, model.config.pad_token_id);
+        let groups = model::batches(&plan);
+        let padded: Vec<Batch> = groups
+            .iter()
+            .map(|g| {
+                let length = g.iter().map(|&k| plan.run_length(&plan.sequences[k])).max().unwrap_or(1);
+                let (mut ids, mut mask) = (Vec::new(), Vec::new());
+                for seq in g.iter().map(|&k| &plan.sequences[k]) {
+                    ids.extend(seq.iter().copied().chain(std::iter::repeat(plan.pad_id)).take(length));
+                    mask.extend((0..length).map(|i| u8::from(i < seq.len())));
+                }
+                Batch { ids, mask, sequences: g.len(), length }
+            })
+            .collect();
+        let best = |f: &mut dyn FnMut()| {
+            let mut time = || {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64()
+            };
+            (0..repeat).map(|_| time()).fold(f64::INFINITY, f64::min)
+        };
+        let seconds = best(&mut || {
+            std::hint::black_box(model::run(&model, &plan, &groups, &mut |_| true).expect("layer pass"));
+        });
+        let forward = best(&mut || {
+            for b in &padded {
+                std::hint::black_box(model.bert.hidden_states(b).expect("forward pass"));
+            }
+        });
+        let tokens_real: usize = plan.sequences.iter().map(Vec::len).sum();
+        let tokens_run: usize = padded.iter().map(|b| b.sequences * b.length).sum();
+        if let Some(file) = flag("--dump-batches") {
+            let dump: Vec<_> = groups
+                .iter()
+                .zip(&padded)
+                .map(|(g, b)| {
+                    let seqs: Vec<&Vec<u32>> = g.iter().map(|&k| &plan.sequences[k]).collect();
+                    serde_json::json!({"length": b.length, "sequences": seqs})
+                })
+                .collect();
+            let out = serde_json::json!({"pad_id": plan.pad_id, "mode": mode.name(), "cut": cut, "batches": dump});
+            std::fs::write(file, out.to_string()).expect("write the batches");
+        }
+        let out = serde_json::json!({
+            "impl": "posgeo", "mode": mode.name(), "max_len": cut, "sequences": plan.sequences.len(),
+            "positions": plan.positions, "batches": padded.len(), "tokens_real": tokens_real, "tokens_run": tokens_run,
+            "seconds": seconds, "tokens_per_second": tokens_run as f64 / seconds,
+            "forward_seconds": forward, "forward_tokens_per_second": tokens_run as f64 / forward,
+            "threads": posgeo::par::threads(),
+        });
+        #[allow(clippy::print_stdout)] // the benchmark's output is its one JSON line
+        {
+            println!("{out}");
+        }
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]

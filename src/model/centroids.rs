@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// The sequences the model reads, as counted, and what the pass measures over.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     /// Token ids, each sequence cut at `cut`.
     pub sequences: Vec<Vec<u32>>,

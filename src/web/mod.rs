@@ -7,7 +7,7 @@
 //! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
 //!   `worker` is the Web Worker's message loop, `helpers` the workers that count parts of a large
-//!   upload for it, and `measure` has them measure the encodings.
+//!   upload for it, `measure` has them measure the encodings, and `layers` run a model's batches.
 
 pub mod app;
 pub mod protocol;
@@ -18,6 +18,8 @@ pub mod view;
 pub mod dom;
 #[cfg(target_arch = "wasm32")]
 pub mod helpers;
+#[cfg(target_arch = "wasm32")]
+pub mod layers;
 #[cfg(target_arch = "wasm32")]
 pub mod measure;
 #[cfg(target_arch = "wasm32")]

@@ -149,6 +149,13 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
                     post(&scope, &again);
                 }
             }
+            if let Some(l) = &pending.layers {
+                let to = scope.clone();
+                let layer_progress: Rc<dyn Fn(f64)> = Rc::new(move |f: f64| {
+                    post(&to, &Response::Progress { id, stage: crate::analysis::Stage::Layers, fraction: f });
+                });
+                pending.layer_sums = super::layers::run(&l.plan, &inputs.model, layer_progress).await;
+            }
             session.borrow_mut().complete(&req, *pending, given, &mut |r| post(&scope, &r))
         }
         Ok(protocol::Begun::Done(payload)) => Ok(*payload),
@@ -182,7 +189,7 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         // A helper's job: count a part of a file ([`super::helpers`]).
-        if super::helpers::serve(&s2, &data) || super::measure::serve(&s2, &data) {
+        if super::helpers::serve(&s2, &data) || super::measure::serve(&s2, &data) || super::layers::serve(&s2, &data) {
             return;
         }
         let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());

@@ -15,14 +15,18 @@ export function cli(args, input) {
   return JSON.parse(execFileSync(BIN, ['analyze', '--json', ...args], { input, maxBuffer: 1 << 28 }));
 }
 
-/** The page's stress table ({@link table}) equals the CLI report's numbers (1e-9 relative). */
-export function assertSameNumbers(shown, report) {
+/** The page's stress table ({@link table}) equals the CLI report's numbers (1e-9 relative).
+ * A model's layer rows (`layer:ℓ`, `layer-residual:ℓ`) come from f32 forward passes whose
+ * matrix kernels differ between wasm and native: they agree to `layerTol` (absolute; SPEC §9
+ * asks 1e-4 of each against an f64 computation). */
+export function assertSameNumbers(shown, report, layerTol = 1e-4) {
   assert.deepEqual(Object.keys(shown).sort(), Object.keys(report.encodings).sort());
   for (const [name, cells] of Object.entries(shown)) {
     for (const [metric, v] of Object.entries(cells)) {
       const want = report.encodings[name][metric];
       if (want === null) { assert.equal(v, null, `${name}.${metric}`); continue; }
-      assert.ok(Math.abs(v - want) <= 1e-9 * Math.max(1, Math.abs(want)), `${name}.${metric}: page ${v} vs CLI ${want}`);
+      const tol = name.startsWith('layer') ? layerTol : 1e-9 * Math.max(1, Math.abs(want));
+      assert.ok(Math.abs(v - want) <= tol, `${name}.${metric}: page ${v} vs CLI ${want}`);
     }
   }
 }

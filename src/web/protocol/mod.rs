@@ -305,6 +305,8 @@ pub struct Pending {
     counts_table: Option<String>,
     /// The model whose layers run once the analysis is complete, with the plan of its pass.
     pub layers: Option<Layers>,
+    /// The pass's sums when it was run elsewhere (the page's helper workers).
+    pub layer_sums: Option<crate::model::LayerSums>,
 }
 
 /// A model's pass waiting for the analysis: the model and the sequences it reads.
@@ -369,11 +371,16 @@ impl Session {
         let mut analysis = pending.staged.finish(given, &mut throttled(req.id, post))?;
         analysis.counts_table = pending.counts_table;
         if let Some(l) = &pending.layers {
-            let mut progress = throttled(req.id, post);
-            let batches = crate::model::batches(&l.plan);
-            let sums = crate::model::run(&l.model, &l.plan, &batches, &mut |f| {
-                progress(Progress { stage: Stage::Layers, fraction: f })
-            })?;
+            let sums = match pending.layer_sums {
+                Some(s) => s,
+                None => {
+                    let mut progress = throttled(req.id, post);
+                    let batches = crate::model::batches(&l.plan);
+                    crate::model::run(&l.model, &l.plan, &batches, &mut |f| {
+                        progress(Progress { stage: Stage::Layers, fraction: f })
+                    })?
+                }
+            };
             crate::analysis::layers::add_layers(&mut analysis, &l.model, &l.plan, &sums)?;
         }
         let payload = payload_of(&analysis);
@@ -419,7 +426,7 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
         }
         None => None,
     };
-    Ok(Pending { staged, table, counts_table: counted.table_name, layers })
+    Ok(Pending { staged, table, counts_table: counted.table_name, layers, layer_sums: None })
 }
 
 mod input;
