@@ -19,6 +19,7 @@ CORPUS=www/corpora/kjv-genesis.txt
 MAX_LEN=64 SEQS=256 REPEAT=${REPEAT:-3}
 [ -f "$MODEL/model.safetensors" ] || python3 scripts/minilm.py --weights
 cargo build --release -q --bin posgeo-bench
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 out=bench-data/layers
 mkdir -p "$out"
 rows="$out/results.jsonl"
@@ -44,7 +45,7 @@ PY
   done
 done
 unset RAYON_NUM_THREADS OPENBLAS_NUM_THREADS
-"$PY" - "$rows" "$out/results.md" <<'PY'
+"$PY" - "$rows" "$out/results.md" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 mb = lambda kb: f"{kb / 1024:.0f}"
@@ -66,7 +67,8 @@ blas = n["blas"]
 if isinstance(blas, list):  # threadpoolctl: numpy's own OpenBLAS (scipy may load another)
     blas = next((b for b in blas if "numpy" in (b.get("filepath") or "")), blas[0] if blas else None)
 note = [f"", f"ratio = posgeo / numpy; best of the runs; peak MB = maximum resident set size / 1024 (KiB → MiB), "
-        f"whole process (model load included). numpy {n['numpy']}, BLAS {json.dumps(blas)}, erf: {n['erf']}."]
+        f"whole process (model load included). numpy {n['numpy']}, BLAS {json.dumps(blas)}, erf: {n['erf']}. Load average (1, 5, 15 min) "
+        f"before {sys.argv[3]}, after {sys.argv[4]} (other work on the machine skews the numbers)."]
 text = "\n".join(t + extra + note)
 open(sys.argv[2], "w").write(text + "\n")
 print(text)

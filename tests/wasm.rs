@@ -126,3 +126,54 @@ fn the_first_load_is_answered_by_the_shipped_results_in_wasm() {
     assert!(payload.is_ok(), "{:?}", payload.err());
     assert!(shown, "the first run's results are drawn at once");
 }
+
+/// A model's layers in the browser: a random BERT's batch gives every sequence's states as
+/// when it runs alone (the mask hides the padding), and a request with the model gives its
+/// layer rows, finite and as the core computes them.
+#[wasm_bindgen_test]
+fn a_models_layers_run_in_the_browser() {
+    let tokenizer = include_bytes!("../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
+    let bundle = posgeo::model::random::random_bert(3, ("tokenizer.json.gz", tokenizer));
+    let (model, _) = posgeo::model::Model::from_bundle(&bundle).unwrap();
+    let seqs: [&[u32]; 2] = [&[101, 7592, 2088, 102], &[101, 2088, 102]];
+    let alone = |s: &[u32]| {
+        let b = posgeo::model::Batch { ids: s.to_vec(), mask: vec![1; s.len()], sequences: 1, length: s.len() };
+        model.bert.hidden_states(&b).unwrap()
+    };
+    let batch = posgeo::model::Batch {
+        ids: [seqs[0], &[seqs[1], &[0]].concat()].concat(),
+        mask: vec![1, 1, 1, 1, 1, 1, 1, 0],
+        sequences: 2,
+        length: 4,
+    };
+    let together = model.bert.hidden_states(&batch).unwrap();
+    let h = model.config.hidden_size;
+    let second = alone(seqs[1]);
+    for (l, layer) in together.iter().enumerate() {
+        for k in 0..3 * h {
+            assert!((layer[4 * h + k] - second[l][k]).abs() < 1e-5, "layer {l}, value {k}");
+        }
+    }
+    let mut params = AnalysisParams { max_len: 24, layer_sequences: 30, ..Default::default() };
+    params.encodings.d = 8;
+    let req = Request {
+        id: 1,
+        source: Source::Genesis,
+        params,
+        learned: None,
+        tokenizer: None,
+        reuse_geometry: false,
+        model: Some("random".into()),
+    };
+    let files = protocol::Files { model: &bundle, ..Default::default() };
+    let payload = protocol::Session::default().run(&req, files, &mut |_| {}).unwrap();
+    let layers = payload.report.layers.clone().unwrap();
+    assert_eq!((layers.num_layers, layers.hidden_size, layers.sequences_used), (2, 8, 30));
+    for l in 0..=2 {
+        for key in [format!("layer:{l}"), format!("layer-residual:{l}")] {
+            let e = &payload.report.encodings[&key];
+            assert!(e.scaled_stress.is_finite() && e.scaled_stress > 0.0 && e.scaled_stress <= 1.0, "{key}");
+            assert_eq!(e.dim, 8);
+        }
+    }
+}

@@ -14,6 +14,7 @@
 pub mod centroids;
 pub mod config;
 pub mod forward;
+pub mod random;
 pub mod weights;
 
 pub use centroids::{LayerSums, Plan};
