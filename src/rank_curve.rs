@@ -12,6 +12,19 @@
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
 
+/// Stress of low-rank PMDS X_r for one r (a row of the report's `rank_curve`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RankPoint {
+    /// r.
+    pub rank: usize,
+    /// σ(X_r).
+    pub raw_stress: f64,
+    /// σ*(X_r).
+    pub scaled_stress: f64,
+    /// r·(n + d).
+    pub parameters: u64,
+}
+
 /// Lanes of the inner loops (independent partial sums the compiler vectorises).
 const LANES: usize = 4;
 

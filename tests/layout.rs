@@ -35,3 +35,45 @@ fn no_rust_file_is_over_400_lines() {
         .collect();
     assert!(long.is_empty(), "over {MAX_FILE_LINES} lines: {long:?}");
 }
+
+/// The code lines (comments and inline test modules dropped) of every Rust file under `dir`.
+fn code_of(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    rust_files(dir, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            let text = text.split("#[cfg(test)]\nmod tests {").next().unwrap_or_default();
+            let code: String =
+                text.lines().filter(|l| !l.trim_start().starts_with("//")).map(|l| format!("{l}\n")).collect();
+            (f, code)
+        })
+        .collect()
+}
+
+/// Files under `dir` (but not under any of `except`) that name one of `forbidden`.
+fn importing(dir: &str, except: &[&str], forbidden: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    code_of(&root.join(dir))
+        .into_iter()
+        .filter(|(f, _)| !except.iter().any(|e| f.starts_with(root.join(e))))
+        .filter(|(_, code)| forbidden.iter().any(|m| code.contains(m)))
+        .map(|(f, _)| f.display().to_string())
+        .collect()
+}
+
+#[test]
+fn layers_import_downward_only() {
+    // The numeric core never uses the drawing or web layers.
+    let core = importing("src", &["src/charts", "src/web", "src/bin"], &["crate::charts", "crate::web", "posgeo::web"]);
+    assert!(core.is_empty(), "the core imports charts or web: {core:?}");
+    // The drawing layer never uses the web shell.
+    let charts = importing("src/charts", &[], &["crate::web"]);
+    assert!(charts.is_empty(), "charts import the web shell: {charts:?}");
+    // The pipeline does not use its summary, nor the view the page model.
+    let analysis = importing("src/analysis", &[], &["crate::report"]);
+    assert!(analysis.is_empty(), "analysis imports report: {analysis:?}");
+    let view = importing("src/web/view", &[], &["crate::web::app", "super::app"]);
+    assert!(view.is_empty(), "the view imports the page model: {view:?}");
+}

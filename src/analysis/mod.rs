@@ -218,7 +218,7 @@ pub struct Analysis {
     pub compared: Vec<Compared>,
     /// Stress of low-rank PMDS X_r for r = 1..=min(r_τ, 128) (geometry only: kept by
     /// [`Analysis::reencode`], which only updates the parameter counts r(n+d)).
-    pub rank_curve: Vec<crate::report::RankPoint>,
+    pub rank_curve: Vec<crate::rank_curve::RankPoint>,
     /// The first [`EXAMPLE_SEQUENCES`] sequences as the counted tokens (at most
     /// [`EXAMPLE_TOKENS`] each), for showing what stands at each position.
     pub examples: Vec<Vec<String>>,
@@ -345,7 +345,10 @@ impl Analysis {
         let rank_curve = self
             .rank_curve
             .iter()
-            .map(|p| crate::report::RankPoint { parameters: (p.rank * (n + params.encodings.d)) as u64, ..p.clone() })
+            .map(|p| crate::rank_curve::RankPoint {
+                parameters: (p.rank * (n + params.encodings.d)) as u64,
+                ..p.clone()
+            })
             .collect();
         report(Stage::Stress, 1.0)?;
         Ok(Analysis { params: params.clone(), compared, rank_curve, ..self.clone() })

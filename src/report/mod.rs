@@ -36,18 +36,7 @@ pub struct EncodingReport {
     pub stopped: Option<crate::smacof::SmacofStop>,
 }
 
-/// Stress of low-rank PMDS X_r for one r.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RankPoint {
-    /// r.
-    pub rank: usize,
-    /// σ(X_r).
-    pub raw_stress: f64,
-    /// σ*(X_r).
-    pub scaled_stress: f64,
-    /// r·(n + d).
-    pub parameters: u64,
-}
+pub use crate::rank_curve::RankPoint;
 
 /// The serialisable summary (the `--json` schema).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,9 +4,14 @@
 //! rule of the page (run, supersede, cancel, errors that keep the last results, a file still
 //! being read, the link) is tested natively (`app/tests.rs`).
 
+mod effect;
 pub mod form;
 mod run;
-pub mod theorem;
+mod slots;
+
+pub use super::view::state::View;
+pub use super::view::theorem;
+pub use effect::Effect;
 
 pub use form::{FileOptions, Form, SourceKind};
 
@@ -15,7 +20,7 @@ use super::url::PageState;
 use super::view::charts::{ChartKind, MapView};
 use super::view::export::Export;
 use super::view::lecture;
-use super::view::table::{Column, Sort};
+use super::view::table::Column;
 use std::rc::Rc;
 
 /// Files above this size are refused before reading (the tab would run out of memory).
@@ -112,25 +117,6 @@ pub struct Job {
     pub tokenizer: bool,
     /// Whether the model's files go along.
     pub model: bool,
-}
-
-/// Everything the page shows besides the results themselves.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct View {
-    /// Encoding of the Shepard diagram (`None`: sinusoidal).
-    pub shepard: Option<String>,
-    /// The PMDS map's view.
-    pub map: MapView,
-    /// The stress table's order.
-    pub sort: Sort,
-    /// The Theorem 1 demonstration.
-    pub demo: theorem::Demo,
-    /// The lecture view's step (1-based), when it is open.
-    pub lecture: Option<usize>,
-    /// The encoding overlaid on the PMDS map after Procrustes alignment (None: no overlay).
-    pub overlay: Option<String>,
-    /// The layers chart shows raw σ instead of σ*.
-    pub layers_raw: bool,
 }
 
 /// The page's state.
@@ -241,56 +227,6 @@ pub enum Msg {
     LectureKey(String),
 }
 
-/// What the DOM layer is asked to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    /// Put the form's controls and the map's controls at these values.
-    ShowForm(Box<Form>, MapView),
-    /// `#status`.
-    Status(Status, String),
-    /// `#error` (None hides it).
-    Error(Option<String>),
-    /// `#progress`, in [0, 1].
-    Progress(f64),
-    /// `#estimate`.
-    Estimate(String),
-    /// The cancel button.
-    CancelEnabled(bool),
-    /// `#file-info` / `#learned-info`.
-    FileInfo(Slot, String),
-    /// Read the file just chosen in this slot.
-    ReadFile(Slot),
-    /// Forget a file (its input, and the tensor picker for the learned table).
-    Clear(Slot),
-    /// Fetch the shipped file of a slot ([`Slot::shipped`]); then [`Msg::FileLoaded`] (or
-    /// [`Msg::FileUnreadable`]).
-    FetchShipped(Slot),
-    /// Set one option control (by id) to a value.
-    SetControl(&'static str, String),
-    /// Check this corpus radio button.
-    SelectSource(SourceKind),
-    /// Send a job to the worker.
-    Post(Box<Job>),
-    /// Terminate the worker (if any) and start a fresh one.
-    RestartWorker,
-    /// Replace the page's query string and the share link.
-    WriteUrl(String),
-    /// Summary, table, Shepard picker, then every chart one per task; then [`Msg::Rendered`].
-    RenderResults(u32),
-    /// Redraw the stress table.
-    RenderTable,
-    /// Redraw one chart.
-    Draw(ChartKind),
-    /// Move the map's sliders.
-    ShowMap(MapView),
-    /// Offer a download.
-    Download(Export),
-    /// Show the Theorem 1 demonstration.
-    ShowDemo(theorem::Shown),
-    /// Show the lecture view at this step (None: the dashboard).
-    ShowLecture(Option<usize>),
-}
-
 /// The whole page logic: applies `msg` to `m` and says what to show.
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
@@ -305,11 +241,11 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::Worker { response, at } => run::worker_said(m, response, at),
         Msg::WorkerDied(message) => run::worker_died(m, &message),
         Msg::Rendered { id, at } => run::rendered(m, id, at),
-        Msg::FileChosen { slot, name, size } => run::file_chosen(m, slot, name, size),
-        Msg::FileLoaded { slot, name, size, detail } => run::file_loaded(m, slot, name, size, &detail),
-        Msg::FileUnreadable { slot, name } => run::file_unreadable(m, slot, &name),
-        Msg::Cleared(slot) => run::cleared(m, slot),
-        Msg::UseShipped(slot) => run::use_shipped(m, slot),
+        Msg::FileChosen { slot, name, size } => slots::file_chosen(m, slot, name, size),
+        Msg::FileLoaded { slot, name, size, detail } => slots::file_loaded(m, slot, name, size, &detail),
+        Msg::FileUnreadable { slot, name } => slots::file_unreadable(m, slot, &name),
+        Msg::Cleared(slot) => slots::cleared(m, slot),
+        Msg::UseShipped(slot) => slots::use_shipped(m, slot),
         Msg::Preset { form, at } => run::preset(m, form, at),
         Msg::FlipMode { form, at } => run::flip_mode(m, form, at),
         Msg::Sort(column) => {

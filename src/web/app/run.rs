@@ -1,7 +1,8 @@
 //! The run's life cycle: start, run (or wait for a file), supersede, cancel, finish or fail;
 //! and the two file inputs.
 
-use super::{CorpusData, Effect, FileSlot, Form, Job, Model, Slot, SourceKind, Status, MAX_FILE_BYTES};
+use super::slots::{model_file, use_shipped};
+use super::{CorpusData, Effect, FileSlot, Form, Job, Model, Slot, SourceKind, Status};
 use crate::analysis::Progress;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::corpus::InputFormat;
@@ -119,7 +120,7 @@ fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, CorpusData)
     }
 }
 
-pub(super) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
+pub(crate) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
     m.waiting = None;
     let mut fx = vec![Effect::Error(None)];
     let st = match form.page_state() {
@@ -237,40 +238,6 @@ pub(super) fn worker_died(m: &mut Model, message: &str) -> Vec<Effect> {
     fx
 }
 
-fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
-    match slot {
-        Slot::Corpus => &mut m.corpus_file,
-        Slot::Learned => &mut m.learned_file,
-        Slot::Tokenizer => &mut m.tokenizer_file,
-        Slot::Model => &mut m.model_file,
-    }
-}
-
-/// The loaded model folder's name.
-fn model_file(m: &Model) -> Option<String> {
-    match &m.model_file {
-        FileSlot::Loaded(name) => Some(name.clone()),
-        _ => None,
-    }
-}
-
-pub(super) fn cleared(m: &mut Model, slot: Slot) -> Vec<Effect> {
-    *slot_mut(m, slot) = FileSlot::Empty;
-    vec![Effect::Clear(slot), Effect::FileInfo(slot, String::new())]
-}
-
-/// Starts loading the shipped file of `slot` (it counts as being read until it arrives).
-pub(super) fn use_shipped(m: &mut Model, slot: Slot) -> Vec<Effect> {
-    let Some((_, name)) = slot.shipped() else { return Vec::new() };
-    if matches!(slot_mut(m, slot), FileSlot::Loaded(n) | FileSlot::Reading(n) if *n == name) {
-        return Vec::new(); // already here, or on its way
-    }
-    *slot_mut(m, slot) = FileSlot::Reading(name.clone());
-    let size =
-        if slot == Slot::Model { format!(" ({:.0} MB)", crate::preset::MODEL_BYTES / 1e6) } else { String::new() };
-    vec![Effect::FileInfo(slot, format!("loading {name}{size}…")), Effect::FetchShipped(slot)]
-}
-
 /// The paper's setting: the preset's options in the form (Genesis instead of the synthetic
 /// corpus, whose tokens are not English), the shipped tokenizer and table, then a run once
 /// both have arrived.
@@ -302,51 +269,6 @@ pub(super) fn flip_mode(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     }
     let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
     fx.extend(run(m, form, at));
-    fx
-}
-
-pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) -> Vec<Effect> {
-    if size > MAX_FILE_BYTES {
-        return failed(format!(
-            "{name} is {:.0} MB: too large to analyse in the browser (limit {:.0} MB); use the posgeo command line",
-            size / 1e6,
-            MAX_FILE_BYTES / 1e6
-        ));
-    }
-    let info = Effect::FileInfo(slot, format!("reading {name}…"));
-    *slot_mut(m, slot) = FileSlot::Reading(name);
-    let mut fx = vec![info, Effect::ReadFile(slot)];
-    if slot == Slot::Corpus {
-        fx.push(Effect::SelectSource(SourceKind::File));
-    }
-    fx
-}
-
-pub(super) fn file_loaded(m: &mut Model, slot: Slot, name: String, size: f64, detail: &str) -> Vec<Effect> {
-    let mb = size / 1e6;
-    let info = match slot {
-        Slot::Corpus => format!("{name} — {mb:.2} MB"),
-        Slot::Learned => format!("{name} — {mb:.2} MB, {detail}; compared as `learned` in the next run"),
-        Slot::Tokenizer => format!("{name} — {mb:.2} MB; counts the model's tokens in the next run (tokenizer: model)"),
-        Slot::Model => format!("{name} — {mb:.1} MB{detail}; its layers are compared in the next run"),
-    };
-    *slot_mut(m, slot) = FileSlot::Loaded(name);
-    let mut fx = vec![Effect::FileInfo(slot, info)];
-    if slot == Slot::Tokenizer {
-        let control = crate::options::ANALYSIS.iter().find(|o| o.name == "tokenizer").map(|o| o.control);
-        fx.extend(control.map(|c| Effect::SetControl(c, TokenizerKind::Model.name().into())));
-    }
-    if let Some((form, at)) = m.waiting.take() {
-        fx.extend(run(m, form, at));
-    }
-    fx
-}
-
-pub(super) fn file_unreadable(m: &mut Model, slot: Slot, name: &str) -> Vec<Effect> {
-    *slot_mut(m, slot) = FileSlot::Empty;
-    m.waiting = None;
-    let mut fx = vec![Effect::FileInfo(slot, String::new())];
-    fx.extend(failed(format!("cannot read {name}")));
     fx
 }
 

@@ -14,15 +14,12 @@
 //! page's thread.
 //! Cancelling = terminating the worker; the page then starts a fresh one.
 
-use crate::analysis::{stage, Analysis, AnalysisParams, Progress, Stage};
-use crate::corpus::model::ModelTokenizer;
-use crate::corpus::tokenize::TokenizerKind;
+use crate::analysis::{AnalysisParams, Stage};
 use crate::corpus::{Corpus, InputFormat};
 use crate::error::{Frontend, PosgeoError, Result};
 use crate::points::Points;
 use crate::report::Report;
 use crate::synth::{generate, SynthParams};
-use crate::tables::Table;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -277,160 +274,10 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
     Session::default().run(req, Files { corpus: bytes, learned, ..Files::default() }, post)
 }
 
-/// What the worker keeps between requests: its last analysis and learned table, so that a
-/// request with [`Request::reuse_geometry`] only computes the encodings again.
-#[derive(Default)]
-pub struct Session {
-    kept: Option<(Analysis, Vec<(String, Table)>)>,
-}
-
-/// Progress messages for run `id`, one per stage change or per 2 %.
-fn throttled(id: u32, post: &mut dyn FnMut(Response)) -> impl FnMut(Progress) -> bool + '_ {
-    let mut last = (Stage::Reading, -1.0);
-    move |p: Progress| {
-        if p.stage != last.0 || p.fraction - last.1 >= 0.02 {
-            last = (p.stage, p.fraction);
-            post(Response::Progress { id, stage: p.stage, fraction: p.fraction });
-        }
-        true
-    }
-}
-
-/// A full run part-way: its encodings built, their measures still to make
-/// ([`Session::begin`], [`Session::complete`]).
-pub struct Pending {
-    /// The analysis so far.
-    pub staged: crate::analysis::Staged,
-    table: Vec<(String, Table)>,
-    counts_table: Option<String>,
-    /// The model whose layers run once the analysis is complete, with the plan of its pass.
-    pub layers: Option<Layers>,
-    /// The pass's sums when it was run elsewhere (the page's helper workers).
-    pub layer_sums: Option<crate::model::LayerSums>,
-}
-
-/// A model's pass waiting for the analysis: the model and the sequences it reads.
-pub struct Layers {
-    /// The model.
-    pub model: crate::model::Model,
-    /// Its plan (sequences, n_L).
-    pub plan: crate::model::Plan,
-}
-
-/// What [`Session::begin`] leaves: a live update's payload, or a full run to complete.
-pub enum Begun {
-    /// The payload (a live update is done at once).
-    Done(Box<Payload>),
-    /// A full run whose encodings are to be measured.
-    Staged(Box<Pending>),
-}
-
-impl Session {
-    /// Runs a request; a live one ([`Request::reuse_geometry`]) reuses the kept geometry.
-    pub fn run(&mut self, req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Payload> {
-        match self.begin(req, files, post)? {
-            Begun::Done(payload) => Ok(*payload),
-            Begun::Staged(pending) => self.complete(req, *pending, Vec::new(), post),
-        }
-    }
-
-    /// Runs a live request, or a full one up to its built encodings.
-    pub fn begin(&mut self, req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Begun> {
-        if req.reuse_geometry {
-            let Some((kept, table)) = self.kept.take() else {
-                return Err(PosgeoError::option("live", "no analysis is kept to update: press Run"));
-            };
-            let learned = if req.learned.is_some() { &table[..] } else { &[] };
-            // The request never carries the model tokenizer (its bytes came with the run the
-            // geometry was kept from): the kept one is the one this geometry was counted with.
-            let params = AnalysisParams { model: kept.params.model.clone(), ..req.params.clone() };
-            let result = kept.reencode(&params, learned, &mut throttled(req.id, post));
-            let (analysis, payload) = match result {
-                Ok(live) => {
-                    let payload = payload_of(&live);
-                    (live, Ok(payload))
-                }
-                Err(e) => (kept, Err(e)),
-            };
-            self.kept = Some((analysis, table));
-            return payload.map(|p| Begun::Done(Box::new(p)));
-        }
-        self.kept = None; // the old geometry goes before the new one is built
-        full_run(req, files, post).map(|p| Begun::Staged(Box::new(p)))
-    }
-
-    /// Completes a full run: measures the encodings not in `given` (the first pending ones'
-    /// measures, made elsewhere) and keeps the analysis for live updates.
-    pub fn complete(
-        &mut self,
-        req: &Request,
-        pending: Pending,
-        given: Vec<crate::analysis::Measure>,
-        post: &mut dyn FnMut(Response),
-    ) -> Result<Payload> {
-        let mut analysis = pending.staged.finish(given, &mut throttled(req.id, post))?;
-        analysis.counts_table = pending.counts_table;
-        if let Some(l) = &pending.layers {
-            let sums = match pending.layer_sums {
-                Some(s) => s,
-                None => {
-                    let mut progress = throttled(req.id, post);
-                    let batches = crate::model::batches(&l.plan);
-                    crate::model::run(&l.model, &l.plan, &batches, &mut |f| {
-                        progress(Progress { stage: Stage::Layers, fraction: f })
-                    })?
-                }
-            };
-            crate::analysis::layers::add_layers(&mut analysis, &l.model, &l.plan, &sums)?;
-        }
-        let payload = payload_of(&analysis);
-        self.kept = Some((analysis, pending.table));
-        Ok(payload)
-    }
-}
-
-/// Reads the corpus (or counts table) and the learned table, then the pipeline up to the
-/// built encodings.
-fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Pending> {
-    post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
-    let mut params = req.params.clone();
-    // A model is checked before anything is counted; its tokenizer.json is the tokenizer
-    // unless one was chosen, and its position table the learned one unless one was given.
-    let model = match &req.model {
-        Some(_) => Some(crate::model::Model::from_bundle(files.model)?),
-        None => None,
-    };
-    let own_tokenizer = model.as_ref().and_then(|(_, t)| t.as_ref()).filter(|_| req.tokenizer.is_none());
-    if let Some((name, bytes)) = own_tokenizer {
-        params.tokenizer = TokenizerKind::Model;
-        params.model = Some(ModelTokenizer::from_bytes(name, bytes)?);
-    } else if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
-        params.model = Some(ModelTokenizer::from_bytes(name, files.tokenizer)?);
-    }
-    params.validate()?;
-    // Messages name the file ("learned encoding: t.csv: line 1: …").
-    let table = match (&req.learned, &model) {
-        (Some(t), _) => crate::tables::read_named(files.learned, &t.name, &t.tensors)?,
-        (None, Some((m, _))) => vec![m.position_table()],
-        (None, None) => Vec::new(),
-    };
-    let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;
-    post(input::estimate(req.id, &counted, &params));
-    let staged = stage(&counted.table, counted.examples, &params, &table, &mut throttled(req.id, post))?;
-    let layers = match model {
-        Some((model, _)) => {
-            let n = staged.targets().0.n();
-            let tokenizer = params.model.as_ref().ok_or(PosgeoError::NeedsTokenizerFile)?;
-            let plan = crate::analysis::layers::plan(&counted.first, &params, tokenizer, &model, n)?;
-            Some(Layers { model, plan })
-        }
-        None => None,
-    };
-    Ok(Pending { staged, table, counts_table: counted.table_name, layers, layer_sums: None })
-}
-
 mod input;
 mod payload;
+mod session;
+pub use session::{Begun, Layers, Pending, Session};
 pub mod shipped;
 pub use payload::block_means;
 use payload::payload_of;

@@ -1,5 +1,7 @@
 use super::*;
 use crate::analysis::analyze;
+use crate::corpus::model::ModelTokenizer;
+use crate::corpus::tokenize::TokenizerKind;
 use crate::test_support::Trickle;
 
 #[test]

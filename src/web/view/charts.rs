@@ -2,8 +2,8 @@
 //! backend: the canvas on the page, SVG for downloads and native tests.
 
 use crate::charts::{self, Frame, View3d};
-use crate::web::app::View;
 use crate::web::protocol::Payload;
+use crate::web::view::View;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -3,8 +3,8 @@
 
 use super::charts::{self, ChartKind};
 use crate::report::csv_rows;
-use crate::web::app::View;
 use crate::web::protocol::Payload;
+use crate::web::view::View;
 
 /// Image formats of a chart download.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

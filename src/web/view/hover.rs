@@ -3,8 +3,8 @@
 
 use super::charts::ChartKind;
 use crate::report::{fmt_number, Report};
-use crate::web::app::View;
 use crate::web::protocol::Payload;
+use crate::web::view::View;
 
 /// On the 3-D map, a position is read out when the mouse is this close (pixels).
 pub const MAP_HOVER_RADIUS_PX: f64 = 12.0;

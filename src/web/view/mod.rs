@@ -11,4 +11,8 @@ pub mod charts;
 pub mod export;
 pub mod hover;
 pub mod lecture;
+pub mod state;
 pub mod table;
+pub mod theorem;
+
+pub use state::View;

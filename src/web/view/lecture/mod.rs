@@ -13,8 +13,8 @@
 
 use super::charts::ChartKind;
 use crate::report::{fmt_number, Report};
-use crate::web::app::View;
 use crate::web::protocol::Payload;
+use crate::web::view::View;
 
 /// One chart of a step, with its canvas size in pixels (small, so that the canvas is shown
 /// enlarged and chart text reads from the back row).

@@ -1,0 +1,84 @@
+//! The file inputs: a file chosen, read, unreadable or removed, and the shipped files.
+
+use super::run::{failed, run};
+use super::{Effect, FileSlot, Model, Slot, SourceKind, MAX_FILE_BYTES};
+use crate::corpus::tokenize::TokenizerKind;
+
+pub(super) fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
+    match slot {
+        Slot::Corpus => &mut m.corpus_file,
+        Slot::Learned => &mut m.learned_file,
+        Slot::Tokenizer => &mut m.tokenizer_file,
+        Slot::Model => &mut m.model_file,
+    }
+}
+
+/// The loaded model folder's name.
+pub(super) fn model_file(m: &Model) -> Option<String> {
+    match &m.model_file {
+        FileSlot::Loaded(name) => Some(name.clone()),
+        _ => None,
+    }
+}
+
+pub(super) fn cleared(m: &mut Model, slot: Slot) -> Vec<Effect> {
+    *slot_mut(m, slot) = FileSlot::Empty;
+    vec![Effect::Clear(slot), Effect::FileInfo(slot, String::new())]
+}
+
+/// Starts loading the shipped file of `slot` (it counts as being read until it arrives).
+pub(super) fn use_shipped(m: &mut Model, slot: Slot) -> Vec<Effect> {
+    let Some((_, name)) = slot.shipped() else { return Vec::new() };
+    if matches!(slot_mut(m, slot), FileSlot::Loaded(n) | FileSlot::Reading(n) if *n == name) {
+        return Vec::new(); // already here, or on its way
+    }
+    *slot_mut(m, slot) = FileSlot::Reading(name.clone());
+    let size =
+        if slot == Slot::Model { format!(" ({:.0} MB)", crate::preset::MODEL_BYTES / 1e6) } else { String::new() };
+    vec![Effect::FileInfo(slot, format!("loading {name}{size}…")), Effect::FetchShipped(slot)]
+}
+
+pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) -> Vec<Effect> {
+    if size > MAX_FILE_BYTES {
+        return failed(format!(
+            "{name} is {:.0} MB: too large to analyse in the browser (limit {:.0} MB); use the posgeo command line",
+            size / 1e6,
+            MAX_FILE_BYTES / 1e6
+        ));
+    }
+    let info = Effect::FileInfo(slot, format!("reading {name}…"));
+    *slot_mut(m, slot) = FileSlot::Reading(name);
+    let mut fx = vec![info, Effect::ReadFile(slot)];
+    if slot == Slot::Corpus {
+        fx.push(Effect::SelectSource(SourceKind::File));
+    }
+    fx
+}
+
+pub(super) fn file_loaded(m: &mut Model, slot: Slot, name: String, size: f64, detail: &str) -> Vec<Effect> {
+    let mb = size / 1e6;
+    let info = match slot {
+        Slot::Corpus => format!("{name} — {mb:.2} MB"),
+        Slot::Learned => format!("{name} — {mb:.2} MB, {detail}; compared as `learned` in the next run"),
+        Slot::Tokenizer => format!("{name} — {mb:.2} MB; counts the model's tokens in the next run (tokenizer: model)"),
+        Slot::Model => format!("{name} — {mb:.1} MB{detail}; its layers are compared in the next run"),
+    };
+    *slot_mut(m, slot) = FileSlot::Loaded(name);
+    let mut fx = vec![Effect::FileInfo(slot, info)];
+    if slot == Slot::Tokenizer {
+        let control = crate::options::ANALYSIS.iter().find(|o| o.name == "tokenizer").map(|o| o.control);
+        fx.extend(control.map(|c| Effect::SetControl(c, TokenizerKind::Model.name().into())));
+    }
+    if let Some((form, at)) = m.waiting.take() {
+        fx.extend(run(m, form, at));
+    }
+    fx
+}
+
+pub(super) fn file_unreadable(m: &mut Model, slot: Slot, name: &str) -> Vec<Effect> {
+    *slot_mut(m, slot) = FileSlot::Empty;
+    m.waiting = None;
+    let mut fx = vec![Effect::FileInfo(slot, String::new())];
+    fx.extend(failed(format!("cannot read {name}")));
+    fx
+}
