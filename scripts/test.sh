@@ -29,3 +29,4 @@ trunk --skip-version-check build --features fault-injection --dist dist-faults
 step "end-to-end tests in headless Chromium"
 cargo build --bin posgeo
 POSGEO_BIN="$PWD/target/debug/posgeo" node --test tests/e2e/
+bash scripts/screenshot.sh
