@@ -93,11 +93,18 @@ pub fn layer_stress<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, curves: O
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
-    for (name, v) in c.references.iter().filter(|(_, v)| v.is_finite()) {
+    let mut refs: Vec<&(String, f64)> = c.references.iter().filter(|(_, v)| v.is_finite()).collect();
+    refs.sort_by(|a, b| a.1.total_cmp(&b.1));
+    // Labels of nearby lines are stacked upwards so that they do not overlap.
+    let (mut last_v, mut stack) = (f64::NEG_INFINITY, 0i32);
+    for (name, v) in refs {
         let style = REFERENCE.stroke_width(1);
         chart.draw_series(DashedLineSeries::new([(-0.3, *v), (last + 0.3, *v)], 6, 4, style)).map_err(err)?;
-        let label =
-            Text::new(format!("{name} {v:.3}"), (0.0, *v), (STYLE.font, STYLE.small).into_font().color(&REFERENCE));
+        stack = if *v - last_v < 0.06 * top { stack + 1 } else { 0 };
+        last_v = *v;
+        let font = (STYLE.font, STYLE.small).into_font().color(&REFERENCE);
+        let dy = -(STYLE.small as i32 + 1) * (stack + 1);
+        let label = EmptyElement::at((-0.25, *v)) + Text::new(format!("{name} {v:.3}"), (0, dy), font);
         chart.draw_series([label]).map_err(err)?;
     }
     for (values, colour) in [(&c.centroid, SCALED), (&c.residual, RAW)] {

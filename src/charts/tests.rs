@@ -84,3 +84,36 @@ fn svg_text_is_escaped() {
     assert!(!s.contains("<img"), "{s}");
     assert!(s.contains("&lt;img src=x onerror=alert(1)&gt;&amp;"));
 }
+
+#[test]
+fn the_layers_chart_reads_every_layer_and_names_the_reference_lines() {
+    let mut r = report();
+    assert!(LayerCurves::of(&r, false).is_none(), "no model, no curves");
+    let (none, _) = svg(|a| layer_stress(a, None));
+    assert!(none.contains("no model"));
+    r.layers = Some(crate::analysis::LayersInfo {
+        model_type: "bert".into(),
+        num_layers: 2,
+        hidden_size: 8,
+        sequences_used: 10,
+        positions: r.n,
+        cut: 64,
+    });
+    for l in 0..=2 {
+        for (key, s) in [(format!("layer:{l}"), 0.1 * (l + 1) as f64), (format!("layer-residual:{l}"), 0.05)] {
+            let mut e = r.encodings["sinusoidal"].clone();
+            e.scaled_stress = s;
+            r.encodings.insert(key.clone(), e);
+            r.encoding_order.push(key);
+        }
+    }
+    let c = LayerCurves::of(&r, false).unwrap();
+    assert_eq!(c.centroid, vec![0.1, 0.2, 0.30000000000000004]);
+    assert_eq!(c.worst().map(|w| w.0), Some(2));
+    let names: Vec<&str> = c.references.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["sinusoidal", "rope", "alibi"]);
+    assert_eq!(c.csv().lines().count(), 1 + 3 + 3);
+    let (s, frame) = svg(|a| layer_stress(a, Some(&c)));
+    assert!(s.contains("sinusoidal") && s.contains("alibi"), "the reference lines are labelled");
+    assert!(frame.x.0 < 0.0 && frame.x.1 > 2.0, "{frame:?}");
+}
