@@ -1,7 +1,8 @@
 // Browser benchmark of a model's layer pass: all-MiniLM-L6-v2 over the first 256 Genesis verses
 // at the paper's setting (pad, max_len 64) in the built site (dist/, headless Chromium, the
 // worker and its helpers), timed from the worker's first "layers" progress message to the next
-// stage's, against `posgeo-bench --layers` on the same sequences in the same run (every core).
+// stage's, against `posgeo-bench --layers` on the same sequences in the same run (every core);
+// and the peak resident memory of Chromium's renderer processes meanwhile.
 // Usage: node bench/layers_browser.mjs   (after `trunk build --release` and
 // `cargo build --release --bin posgeo-bench`; REPS=3 by default)
 import { execFileSync } from 'node:child_process';
@@ -37,6 +38,15 @@ await page.fill('#opt-max_len', '64');
 await page.fill('#opt-layer_sequences', '256');
 await page.click('#model-minilm');
 await page.waitForFunction(() => /layers are compared/.test(document.querySelector('#model-info').textContent), null, { timeout: 120000 });
+// Peak resident memory of Chromium's renderer processes (the tab, its worker and helpers run
+// there), sampled every 200 ms from /proc while the runs go.
+const rendererRss = () => {
+  const out = execFileSync('ps', ['-eo', 'rss,args'], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => /chrom/.test(l) && /--type=renderer/.test(l))
+    .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]), 0) * 1024;
+};
+let peak = 0;
+const sampler = setInterval(() => { peak = Math.max(peak, rendererRss()); }, 200);
 const tab = [];
 for (let k = 0; k < REPS; k++) {
   await page.evaluate(() => { window.__marks = []; document.querySelector('#status').dataset.state = 'stale'; });
@@ -48,6 +58,7 @@ for (let k = 0; k < REPS; k++) {
     return (m[i + 1].t - m[i].t) / 1000;
   }));
 }
+clearInterval(sampler);
 const native = [];
 for (let k = 0; k < REPS; k++) {
   const out = execFileSync(path.join(ROOT, 'target/release/posgeo-bench'), ['--layers', MODEL,
@@ -55,7 +66,7 @@ for (let k = 0; k < REPS; k++) {
   native.push(JSON.parse(out).seconds);
 }
 const [t, n] = [median(tab), median(native)];
-console.log(JSON.stringify({ tab_seconds: tab, native_seconds: native }));
+console.log(JSON.stringify({ tab_seconds: tab, native_seconds: native, renderer_peak_mb: peak / 1e6 }));
 console.log(`| layer pass, MiniLM, 256 Genesis verses, pad, max_len 64 | ${t.toFixed(2)} | ${n.toFixed(2)} | ${(t / n).toFixed(2)}× |`);
 await browser.close();
 server.close();
