@@ -106,7 +106,7 @@ mod layers {
 mod bench {
     use posgeo::analysis::AnalysisParams;
     use posgeo::corpus::tokenize::TokenizerKind;
-    use posgeo::counts::{CountParams, PositionalCounts};
+    use posgeo::counts::PositionalCounts;
     use posgeo::encodings::{self, EncodingKind};
     use posgeo::mds::{double_centre, Spectrum};
     use posgeo::{metric, monotonicity, stress, Corpus, InputFormat};
@@ -152,14 +152,7 @@ mod bench {
                     let bytes = std::fs::read(path).expect("read corpus");
                     Corpus::read(&bytes, &InputFormat::Text, false).expect("corpus")
                 });
-                let cp = CountParams {
-                    tokenizer: params.tokenizer(),
-                    mode: params.mode,
-                    max_len: params.max_len,
-                    min_support: params.min_support,
-                    top_k: params.top_k,
-                };
-                (PositionalCounts::count(&corpus, &cp, &mut |_| {}).expect("counts"), t_read)
+                (PositionalCounts::count(&corpus, &params.count_params(), &mut |_| {}).expect("counts"), t_read)
             });
             eprintln!("read {t_read:.3}s of {t_count:.3}s");
             n = counts.n;

@@ -151,10 +151,10 @@ mod tests {
         assert_eq!(st, PageState::default());
     }
 
-    /// A link written by the page before the option tables existed (session 2's format, every
-    /// key set) restores exactly the view it described.
+    /// A link in the oldest format the page wrote (before the option tables existed, every key
+    /// set) restores exactly the view it described.
     #[test]
-    fn a_link_in_the_session_2_format_restores_the_same_view() {
+    fn a_link_in_the_oldest_format_restores_the_same_view() {
         let link = "corpus=genesis&V=300&n=48&K=3&beta=0.7&s=5.5&seqs=900&synth_seed=9&tokenizer=chars\
                     &lowercase=true&bos=true&mode=pad&max_len=40&min_support=3&alpha=0.25&top_k=100\
                     &metric=jensen_shannon&tau=0.001&energy=0.9&d=32&base=500&head_dim=16&slope=0.25\

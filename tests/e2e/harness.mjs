@@ -79,3 +79,18 @@ export async function table(page) {
       td.dataset.metric, td.dataset.value === 'null' ? null : Number(td.dataset.value)])),
   ])));
 }
+
+/** A new page of `browser` at `url` (`viewport` in CSS px), once its first run is done. */
+export async function openSettled(browser, url, viewport = { width: 1280, height: 900 }) {
+  const page = await browser.newPage({ viewport });
+  await page.goto(url);
+  assert.equal(await settle(page), 'done');
+  return page;
+}
+
+/** Waits for the next finished run after `action` (the state is marked stale first). */
+export async function runAfter(page, action, timeout = 180000) {
+  await page.evaluate(() => { document.querySelector('#status').dataset.state = 'stale'; });
+  await action();
+  return settle(page, timeout);
+}

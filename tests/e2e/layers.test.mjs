@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { serve, launch, settle, table, cli, assertSameNumbers } from './harness.mjs';
+import { serve, launch, settle, openSettled, runAfter, table, cli, assertSameNumbers } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODEL = path.join(ROOT, 'www/models/all-MiniLM-L6-v2');
@@ -24,18 +24,7 @@ before(async () => {
 });
 after(async () => { await browser?.close(); server?.close(); });
 
-async function runAfter(page, action) {
-  await page.evaluate(() => { document.querySelector('#status').dataset.state = 'stale'; });
-  await action();
-  return settle(page, 240000);
-}
-
-async function open() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(url);
-  assert.equal(await settle(page), 'done');
-  return page;
-}
+const open = () => openSettled(browser, url);
 
 /** Genesis with the given options in the form. */
 async function genesisWith(page, options) {
@@ -59,7 +48,7 @@ test("the shipped model's layer rows equal the CLI's; the chart, its CSV and the
   await page.click('#model-minilm');
   await page.waitForFunction(() => /layers are compared in the next run/.test(document.querySelector('#model-info').textContent), null, { timeout: 120000 });
   assert.equal(await page.$eval('#model-progress', (e) => e.hidden), true, 'the download bar goes once done');
-  assert.equal(await runAfter(page, () => page.click('#run-button')), 'done', await page.textContent('#status'));
+  assert.equal(await runAfter(page, () => page.click('#run-button'), 240000), 'done', await page.textContent('#status'));
   const want = cli(['--model', MODEL, '--max-len', '32', '--layer-sequences', '64'], GENESIS);
   const shown = await table(page);
   assert.ok('layer:6' in shown && 'layer-residual:0' in shown, Object.keys(shown).join(' '));
@@ -89,7 +78,7 @@ test('an uploaded model folder works; a cancel mid-pass keeps the results', asyn
   await genesisWith(page, { max_len: '24', layer_sequences: '80' });
   await page.setInputFiles('#model-input', files(dir));
   await page.waitForFunction(() => /layers are compared/.test(document.querySelector('#model-info').textContent));
-  assert.equal(await runAfter(page, () => page.click('#run-button')), 'done', await page.textContent('#status'));
+  assert.equal(await runAfter(page, () => page.click('#run-button'), 240000), 'done', await page.textContent('#status'));
   const want = cli(['--model', dir, '--max-len', '24', '--layer-sequences', '80'], GENESIS);
   const shown = await table(page);
   assertSameNumbers(shown, want, 1e-4);
@@ -126,7 +115,7 @@ test('each bad model gets its message and the results stay', async () => {
   for (const [chosen, message] of cases) {
     await page.setInputFiles('#model-input', chosen);
     await page.waitForFunction(() => /compared in the next run/.test(document.querySelector('#model-info').textContent));
-    assert.equal(await runAfter(page, () => page.click('#run-button')), 'error');
+    assert.equal(await runAfter(page, () => page.click('#run-button'), 240000), 'error');
     assert.match(await page.textContent('#error'), message);
     assert.deepEqual(await table(page), before, 'the last results stay');
   }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, settle, table, cli, assertSameNumbers } from './harness.mjs';
+import { serve, launch, settle, openSettled, runAfter, table, cli, assertSameNumbers } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODEL = path.join(ROOT, 'www/models/all-MiniLM-L6-v2');
@@ -22,19 +22,7 @@ before(async () => {
 });
 after(async () => { await browser?.close(); server?.close(); });
 
-/** Waits for the next finished run after `action`. */
-async function runAfter(page, action) {
-  await page.evaluate(() => { document.querySelector('#status').dataset.state = 'stale'; });
-  await action();
-  return settle(page, 180000);
-}
-
-async function open() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(url);
-  assert.equal(await settle(page), 'done');
-  return page;
-}
+const open = () => openSettled(browser, url);
 
 test("the paper's setting in one click equals --preset paper; the mode switch flips it", async () => {
   const page = await open();

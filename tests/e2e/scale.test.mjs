@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { serve, launch, settle, table, cli, assertSameNumbers, BIN } from './harness.mjs';
+import { serve, launch, settle, openSettled, table, cli, assertSameNumbers, BIN } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let server, url, browser;
@@ -18,12 +18,7 @@ before(async () => {
 });
 after(async () => { await browser?.close(); server?.close(); });
 
-async function open() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  await page.goto(url);
-  assert.equal(await settle(page), 'done');
-  return page;
-}
+const open = () => openSettled(browser, url, { width: 1280, height: 800 });
 
 async function upload(page, file) {
   const base = path.basename(file);

@@ -70,7 +70,8 @@ pub fn read(slot: Slot) {
             }
             Slot::Learned => fill_tensors(&els, &arr),
             Slot::Tokenizer => String::new(),
-            Slot::Model => model_files(&arr),
+            // The bundle's name lists its files ([`choose_bundle`]): nothing to read here.
+            Slot::Model => String::new(),
         };
         runtime::with(|rt| {
             let data = rt.file(slot);
@@ -88,14 +89,6 @@ pub fn clear(els: &Elements, slot: Slot) {
     if slot == Slot::Learned {
         els.learned_tensor.set_text_content(None);
     }
-}
-
-/// What a model bundle holds: ", config.json + model.safetensors + tokenizer.json".
-fn model_files(arr: &js_sys::Uint8Array) -> String {
-    let bytes = arr.to_vec();
-    let names: Vec<String> =
-        crate::tables::bundle_members(&bytes).map(|m| m.into_iter().map(|(n, _)| n).collect()).unwrap_or_default();
-    format!(", {}", names.join(" + "))
 }
 
 /// Fetches the shipped file of `slot` (all-MiniLM-L6-v2's, served beside the page).
