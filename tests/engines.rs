@@ -24,8 +24,11 @@ fn python() -> PathBuf {
     p
 }
 
+/// A folder of this test thread's own: tests run in parallel, and two engines writing the same
+/// file conflict (DuckDB locks it).
 fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("posgeo-engines-{}", std::process::id()));
+    let thread = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let d = std::env::temp_dir().join(format!("posgeo-engines-{}-{thread}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
