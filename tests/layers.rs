@@ -154,3 +154,15 @@ fn hidden_states_agree_with_the_reference() {
     check_hidden(&minilm(), &corpus("tests/data/reference_corpus.txt"), 3);
     check_hidden(&tiny("hidden", &["--seed", "9", "--prefix"]), &corpus("tests/data/reference_corpus.txt"), 5);
 }
+
+/// The shipped position table (`position_embeddings.npy.gz`, written by the same script as the
+/// whole model) is the model's own `embeddings.position_embeddings.weight`, value for value.
+#[test]
+fn the_shipped_position_table_is_the_models() {
+    let dir = minilm();
+    let shipped =
+        posgeo::tables::read_table(&std::fs::read(dir.join("position_embeddings.npy.gz")).unwrap(), None).unwrap();
+    let (_, table) = posgeo::model::Model::from_dir(&dir).unwrap().position_table();
+    assert_eq!((shipped.len(), shipped[0].len()), (512, 384));
+    assert_eq!(shipped, table);
+}
