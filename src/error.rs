@@ -37,6 +37,10 @@ pub enum PosgeoError {
     /// A user-supplied matrix (learned encoding) of the wrong shape or content.
     #[error("learned encoding: {0}")]
     BadMatrix(String),
+    /// An encoding given from outside (the Python package's `extra_encodings`) that cannot be
+    /// measured: the message starts with its name.
+    #[error("extra encoding {0}")]
+    BadEncoding(String),
     /// A counts table that cannot be read (docs/MATH.md §2b).
     #[error("counts table: {0}")]
     BadTable(String),
@@ -71,6 +75,8 @@ pub enum Frontend {
     Cli,
     /// The browser page (form controls).
     Page,
+    /// The Python package (keyword arguments).
+    Python,
 }
 
 impl PosgeoError {
@@ -83,6 +89,9 @@ impl PosgeoError {
             (Self::TooFewPositions { .. }, Frontend::Page) => "lower min_support or supply more or longer sequences",
             (Self::NeedsTokenizerFile, Frontend::Cli) => "give one with --tokenizer-file FILE",
             (Self::NeedsTokenizerFile, Frontend::Page) => "upload a tokenizer.json or pick a shipped one",
+            (Self::InvalidUtf8 { .. }, Frontend::Python) => "pass lossy=True to skip such lines",
+            (Self::TooFewPositions { .. }, Frontend::Python) => "lower min_support or supply more or longer sequences",
+            (Self::NeedsTokenizerFile, Frontend::Python) => "pass tokenizer_file=PATH",
             _ => return self.to_string(),
         };
         format!("{self} ({hint})")

@@ -46,6 +46,10 @@ pub mod theorem;
 pub mod three_points;
 pub mod web;
 
+// The Python package's extension module (feature `python`, native only; see `python/posgeo/`).
+#[cfg(all(feature = "python", not(target_arch = "wasm32")))]
+pub mod python;
+
 #[cfg(test)]
 pub(crate) mod test_support;
 

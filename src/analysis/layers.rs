@@ -90,7 +90,7 @@ pub fn plan<S: AsRef<str>>(
 }
 
 /// D and the Procrustes target restricted to the first `m` positions.
-fn restricted(analysis: &Analysis, m: usize) -> (DistanceMatrix, Points) {
+pub(super) fn restricted(analysis: &Analysis, m: usize) -> (DistanceMatrix, Points) {
     let d = &analysis.distances;
     let pmds_dim = analysis.params.encodings.d.min(analysis.effective_rank).max(1);
     let x = analysis.spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));

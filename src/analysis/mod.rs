@@ -169,6 +169,7 @@ impl Progress {
 pub type LearnedTables = [(String, crate::tables::Table)];
 
 mod compare;
+pub mod extra;
 pub mod layers;
 mod staged;
 use compare::compare;

@@ -20,7 +20,7 @@ use crate::corpus::tokenize::Tokenizer;
 use crate::corpus::Corpus;
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
-pub use stream::{count_stream, Streamed, BATCH_BYTES};
+pub use stream::{count_batches, count_stream, Streamed, BATCH_BYTES};
 pub use table::{looks_like_table, read_table_bytes, write_csv, CountsTable, TableFormat, TextTally};
 
 mod stream;

@@ -44,9 +44,35 @@ pub fn count_stream(
     keep: usize,
     after_batch: &mut dyn FnMut() -> bool,
 ) -> Result<Streamed> {
+    let sequences = std::cell::Cell::new(0u64);
+    let skipped = std::cell::Cell::new(0u64);
+    let mut next = || {
+        let batch = stream.next_batch(BATCH_BYTES)?;
+        sequences.set(stream.sequences);
+        skipped.set(stream.skipped_lines as u64);
+        Ok(batch)
+    };
+    let mut streamed = count_batches(&mut next, tokenizer, max_len, keep, after_batch, &mut || sequences.get())?;
+    if let Some(t) = streamed.table.text.as_mut() {
+        t.skipped_lines = skipped.get();
+    }
+    Ok(streamed)
+}
+
+/// Counts the batches `next` gives (each a run of sequences; `None` ends), as
+/// [`count_stream`] does a file's: the same table as counting them all at once. `read` says
+/// how many sequences were read so far (for the size message).
+pub fn count_batches(
+    next: &mut dyn FnMut() -> Result<Option<Vec<String>>>,
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    keep: usize,
+    after_batch: &mut dyn FnMut() -> bool,
+    read: &mut dyn FnMut() -> u64,
+) -> Result<Streamed> {
     let mut tally = StreamTally::new(tokenizer, max_len);
     let mut first = Vec::new();
-    while let Some(batch) = stream.next_batch(BATCH_BYTES)? {
+    while let Some(batch) = next()? {
         if first.len() < keep {
             first.extend(batch.iter().take(keep - first.len()).cloned());
         }
@@ -55,16 +81,13 @@ pub fn count_stream(
         // Half the memory budget: the rest is for the batch being read and the analysis.
         let budget = crate::limits::MEMORY_BUDGET / 2;
         if let Some(size) = tally.over(budget) {
-            return Err(too_large(size, stream.sequences, budget));
+            return Err(too_large(size, read(), budget));
         }
         if !after_batch() {
             return Err(PosgeoError::Cancelled);
         }
     }
-    let mut table = tally.finish().ok_or(PosgeoError::EmptyInput)?;
-    if let Some(t) = table.text.as_mut() {
-        t.skipped_lines = stream.skipped_lines as u64;
-    }
+    let table = tally.finish().ok_or(PosgeoError::EmptyInput)?;
     Ok(Streamed { table, first })
 }
 
