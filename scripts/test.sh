@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up (scripts/setup.sh) and runs every test of posgeo:
-# format and lint (native and wasm32), native unit/property/reference/CLI tests, the core and
+# format and lint (native, Python bindings and wasm32), native unit/property/reference/CLI
+# tests, the Python package (built and installed into .venv, then pytest), the core and
 # web glue in headless Chromium (wasm-bindgen-test), the release site build, and the
 # end-to-end tests of the built site in headless Chromium.
 set -euo pipefail
@@ -16,10 +17,17 @@ step "format"
 cargo fmt --check
 step "clippy (native)"
 cargo clippy --all-targets -- -D warnings
+step "clippy (Python bindings)"
+cargo clippy --features python --lib -- -D warnings
 step "clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
 step "native tests"
 cargo test
+step "Python package: pip install . into .venv, then pytest (tests/python/)"
+cargo build --bin posgeo
+# (maturin's build backend runs the venv's `maturin`, so the venv goes first on PATH.)
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall .
+POSGEO_BIN="$PWD/target/debug/posgeo" .venv/bin/python -m pytest -q tests/python
 step "wasm tests in headless Chromium"
 cargo test --target wasm32-unknown-unknown --test wasm
 step "site build (trunk build --release)"

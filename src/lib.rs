@@ -14,11 +14,14 @@
 //!   configuration type; [`options`] declares every option once; [`synth`] makes the built-in
 //!   corpus; [`tables`] reads learned position tables; [`model`] runs a BERT-family encoder
 //!   and turns its layers into configurations (SPEC §9, measured by
-//!   [`analysis::layers`]); [`error`] holds the one error type.
+//!   [`analysis::layers`]; encodings given from outside in [`analysis::extra`]); [`error`]
+//!   holds the one error type.
 //! * **Drawing** ([`charts`]): every chart, generic over plotters' backends.
 //! * **Web shell** ([`web`]): `protocol`, `url`, `app` (the page's model and `update`) and
 //!   `view` are plain Rust, tested natively; `dom` and `worker` exist only on wasm32.
 //! * **Command line** (`src/bin/posgeo/`, native only).
+//! * **Python** ([`python`], feature `python`, native only): the extension module of the
+//!   `posgeo` Python package (`python/posgeo/`), built by maturin.
 
 pub mod analysis;
 pub mod charts;

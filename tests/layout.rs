@@ -66,8 +66,15 @@ fn importing(dir: &str, except: &[&str], forbidden: &[&str]) -> Vec<String> {
 #[test]
 fn layers_import_downward_only() {
     // The numeric core never uses the drawing or web layers.
-    let core = importing("src", &["src/charts", "src/web", "src/bin"], &["crate::charts", "crate::web", "posgeo::web"]);
-    assert!(core.is_empty(), "the core imports charts or web: {core:?}");
+    let core = importing(
+        "src",
+        &["src/charts", "src/web", "src/bin", "src/python"],
+        &["crate::charts", "crate::web", "posgeo::web", "crate::python"],
+    );
+    assert!(core.is_empty(), "the core imports charts, web or the Python bindings: {core:?}");
+    // The Python bindings are a front-end: nothing else uses them, and they never use the web shell.
+    let python = importing("src/python", &[], &["crate::web"]);
+    assert!(python.is_empty(), "the Python bindings import the web shell: {python:?}");
     // The drawing layer never uses the web shell.
     let charts = importing("src/charts", &[], &["crate::web"]);
     assert!(charts.is_empty(), "charts import the web shell: {charts:?}");
