@@ -241,3 +241,34 @@ fn counts_tables_count_merge_and_analyse_and_bad_tables_say_why() {
     fails_with(&["analyze", "--counts", empty_dir.to_str().unwrap()], b"", "holds no table files");
     fails_with(&["merge", "/nonexistent/a.csv", &table, "-o", "-"], b"", "cannot read /nonexistent/a.csv");
 }
+
+/// `--claims`: seven findings after the table, and in the JSON each with the report's own
+/// numbers (every value names a field of the same report).
+#[test]
+fn claims_list_the_papers_findings_with_the_reports_numbers() {
+    let c = corpus();
+    let text = String::from_utf8(posgeo(&["analyze", "--claims"], c.as_bytes()).stdout).unwrap();
+    let tail = text.split("The paper's findings on this corpus:\n").nth(1).expect("the claims follow the table");
+    assert_eq!(tail.lines().count(), 7, "{tail}");
+    let r = json(&posgeo(&["analyze", "--json", "--claims"], c.as_bytes()));
+    let claims = r["claims"].as_array().unwrap();
+    let keys: Vec<&str> = claims.iter().map(|c| c["key"].as_str().unwrap()).collect();
+    assert_eq!(
+        keys,
+        ["full_rank_pmds", "alibi_short", "sinusoidal_rope", "random_high", "low_rank", "monotone", "layer_departs"]
+    );
+    let mut checked = 0;
+    for claim in claims {
+        for (field, v) in claim["values"].as_object().unwrap() {
+            let Some((name, metric)) = field.split_once('.') else { panic!("{field}") };
+            if let Some(row) = r["encodings"].get(name) {
+                assert_eq!(&row[metric], v, "{field}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 8, "{checked} values checked");
+    assert!(claims[6]["holds"].is_null(), "no model: not applicable");
+    // Without --claims the JSON has no claims.
+    assert!(json(&posgeo(&["analyze", "--json"], c.as_bytes())).get("claims").is_none());
+}

@@ -55,6 +55,14 @@ class Report:
         return self._core.verdict()
 
     @property
+    def claims(self):
+        """The paper's findings checked on this corpus: one dict each with ``key``,
+        ``finding``, ``paper`` (what the paper reports), ``holds`` (True, False, or None when
+        it does not apply), ``reason`` (this corpus's numbers), ``values`` (those numbers by
+        report field) and ``step`` (the lecture step that explains it)."""
+        return json.loads(self._core.claims_json())
+
+    @property
     def summary(self):
         """The corpus summary lines (the CLI's)."""
         return list(self._core.summary())
@@ -87,9 +95,13 @@ class Report:
         charts = ["stress", "map", "rank"] + (["layers"] if self._dict.get("layers") else [])
         svgs = "".join(f'<div style="flex:1 1 420px;max-width:640px">{self.svg(c, 560, 350)}</div>' for c in charts)
         summary = "<br>".join(esc(line) for line in self.summary)
+        marks = {True: "✓ holds", False: "✗ does not hold", None: "– n/a"}
+        claims = "".join(f"<li><b>{marks[c['holds']]}</b> — {esc(c['finding'])}: {esc(c['reason'])}</li>"
+                         for c in self.claims)
         return (f'<div class="posgeo-report"><p><b>{esc(self.verdict)}</b></p>'
                 f'<details><summary>corpus</summary><p style="font-size:smaller">{summary}</p></details>'
                 f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(cells)}</tbody></table>'
+                f"<details><summary>the paper's findings on this corpus</summary><ul>{claims}</ul></details>"
                 f'<div style="display:flex;flex-wrap:wrap;gap:8px">{svgs}</div></div>')
 
 

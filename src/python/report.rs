@@ -63,6 +63,11 @@ impl PyReport {
         points_array(py, &self.pmds)
     }
 
+    /// The paper's findings checked on this report, as JSON (`posgeo analyze --json --claims`).
+    fn claims_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.report.claims()).map_err(|e| input(e.to_string()))
+    }
+
     /// The one-line verdict (the CLI's and the page's).
     fn verdict(&self) -> String {
         self.report.verdict()

@@ -185,7 +185,10 @@ impl Analysis {
     }
 }
 
+mod claims;
 mod text;
+
+pub use claims::Claim;
 pub use text::{csv_rows, fmt_number, STRESS_COLUMNS};
 
 #[cfg(test)]

@@ -92,10 +92,17 @@ def test_extra_encodings_are_rows_of_their_name():
     assert with_extra["short"]["dim"] == 16 and with_extra.encodings[-2:] == ["mine", "short"]
 
 
+def test_claims_equal_the_cli():
+    theirs = cli("--claims", "--d", 32, GENESIS)["claims"]
+    ours = posgeo.analyze(GENESIS, d=32, progress=False).claims
+    assert ours == theirs and len(ours) == 7
+    assert {c["holds"] for c in ours} <= {True, False, None}
+
+
 def test_notebook_html_is_inline_svg_without_javascript():
     html = posgeo.analyze(GENESIS, progress=False)._repr_html_()
     assert html.count("<svg") == 3 and "<script" not in html
-    assert "On this corpus" in html and "sinusoidal" in html
+    assert "On this corpus" in html and "sinusoidal" in html and "Low rank suffices" in html
 
 
 def test_progress_reaches_the_callback_and_its_error_stops_the_run():

@@ -56,6 +56,10 @@ pub struct AnalyzeArgs {
     /// With --json, add the n×n distance matrix.
     #[arg(long)]
     matrix: bool,
+    /// Check the paper's findings on this corpus: after the table, each finding, whether it
+    /// holds here and why (with --json: a "claims" array).
+    #[arg(long)]
+    claims: bool,
 }
 
 /// Whether `--mode` is on the command line (a table's own mode applies otherwise).
@@ -112,10 +116,17 @@ pub fn run(mut a: AnalyzeArgs) -> Result<(), String> {
     let report = analysis.report(a.matrix);
     let mut out = std::io::stdout().lock();
     if a.json {
-        serde_json::to_writer(&mut out, &report).map_err(|e| e.to_string())?;
+        let mut value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        if let (true, Some(map)) = (a.claims, value.as_object_mut()) {
+            map.insert("claims".into(), serde_json::to_value(report.claims()).map_err(|e| e.to_string())?);
+        }
+        serde_json::to_writer(&mut out, &value).map_err(|e| e.to_string())?;
         writeln!(out).ok();
     } else {
         write!(out, "{}", render_text(&report)).ok();
+        if a.claims {
+            write!(out, "\n{}", report.claims_text()).ok();
+        }
     }
     Ok(())
 }
