@@ -3,7 +3,9 @@
 //! against ℓ = 0 … L, with the encodings a model is *given* as horizontal reference lines: the
 //! fixed ones (sinusoidal, RoPE, ALiBi) and its own learned position table(s).
 
-use super::{err, frame, ChartResult, RAW, SCALED, STYLE};
+use super::palette::{color_of, LAYER, RESIDUAL};
+use super::palette::{font, theme, Themed};
+use super::{err, frame, ChartResult, STYLE};
 use crate::report::Report;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -59,15 +61,12 @@ impl LayerCurves {
     }
 }
 
-/// Reference lines' colour.
-const REFERENCE: RGBColor = RGBColor(120, 120, 120);
-
 /// Draws the curves (a message when the report has no model).
 pub fn layer_stress<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, curves: Option<&LayerCurves>) -> ChartResult {
-    area.fill(&WHITE).map_err(err)?;
+    area.fill(&theme().background).map_err(err)?;
     let Some(c) = curves else {
         let text = "no model: choose one under “Inside the model” (or the paper's setting) and run";
-        area.draw(&Text::new(text, (20, 40), (STYLE.font, STYLE.label + 2))).map_err(err)?;
+        area.draw(&Text::new(text, (20, 40), font(STYLE.label + 2))).map_err(err)?;
         return Ok(super::Frame::default());
     };
     let last = c.centroid.len().saturating_sub(1).max(1) as f64;
@@ -78,19 +77,16 @@ pub fn layer_stress<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, curves: O
         .margin(STYLE.margin)
         .x_label_area_size(STYLE.x_labels)
         .y_label_area_size(STYLE.y_labels)
-        .caption(
-            format!("{what} across the model's layers (centroid blue, residual orange)"),
-            (STYLE.font, STYLE.caption),
-        )
+        .caption(format!("{what} across the model's layers (centroid wine, residual teal)"), font(STYLE.caption))
         .build_cartesian_2d(-0.3f64..last + 0.3, 0f64..top)
         .map_err(err)?;
     chart
         .configure_mesh()
+        .themed()
         .x_labels(c.centroid.len().min(25))
         .x_label_formatter(&|v| format!("{v:.0}"))
         .x_desc("layer ℓ (0 = embeddings)")
         .y_desc(what)
-        .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(err)?;
     let mut refs: Vec<&(String, f64)> = c.references.iter().filter(|(_, v)| v.is_finite()).collect();
@@ -98,16 +94,17 @@ pub fn layer_stress<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, curves: O
     // Labels of nearby lines are stacked upwards so that they do not overlap.
     let (mut last_v, mut stack) = (f64::NEG_INFINITY, 0i32);
     for (name, v) in refs {
-        let style = REFERENCE.stroke_width(1);
+        let colour = color_of(name);
+        let style = colour.stroke_width(1);
         chart.draw_series(DashedLineSeries::new([(-0.3, *v), (last + 0.3, *v)], 6, 4, style)).map_err(err)?;
         stack = if *v - last_v < 0.06 * top { stack + 1 } else { 0 };
         last_v = *v;
-        let font = (STYLE.font, STYLE.small).into_font().color(&REFERENCE);
+        let font = font(STYLE.small).color(&colour);
         let dy = -(STYLE.small as i32 + 1) * (stack + 1);
         let label = EmptyElement::at((-0.25, *v)) + Text::new(format!("{name} {v:.3}"), (0, dy), font);
         chart.draw_series([label]).map_err(err)?;
     }
-    for (values, colour) in [(&c.centroid, SCALED), (&c.residual, RAW)] {
+    for (values, colour) in [(&c.centroid, LAYER), (&c.residual, RESIDUAL)] {
         let pts: Vec<(f64, f64)> =
             values.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(l, &v)| (l as f64, v)).collect();
         chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2))).map_err(err)?;

@@ -1,7 +1,9 @@
 //! The corpus geometry's charts: the distance heatmap, the spectrum of B, and stress against
 //! the rank of low-rank PMDS.
 
-use super::{err, frame, viridis, ChartResult, FLOOR, RAW, SCALED, STYLE};
+use super::palette::{color_of, NEUTRAL};
+use super::palette::{font, theme, Themed};
+use super::{err, frame, viridis, ChartResult, FLOOR, STYLE};
 use crate::report::Report;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -16,7 +18,7 @@ pub fn heatmap<DB: DrawingBackend>(
     cells: bool,
     resolution: usize,
 ) -> ChartResult {
-    area.fill(&WHITE).map_err(err)?;
+    area.fill(&theme().background).map_err(err)?;
     let n = matrix.len();
     let max = matrix.iter().flatten().copied().fold(0.0f64, f64::max).max(1e-300);
     let (plot, bar) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(70));
@@ -24,10 +26,10 @@ pub fn heatmap<DB: DrawingBackend>(
         .margin(STYLE.margin)
         .x_label_area_size(30)
         .y_label_area_size(40)
-        .caption(format!("{label} distance D_ij"), (STYLE.font, STYLE.caption))
+        .caption(format!("{label} distance D_ij"), font(STYLE.caption))
         .build_cartesian_2d(0f64..n as f64, n as f64..0f64)
         .map_err(err)?;
-    chart.configure_mesh().disable_mesh().x_desc("j").y_desc("i").draw().map_err(err)?;
+    chart.configure_mesh().themed().disable_mesh().x_desc("j").y_desc("i").draw().map_err(err)?;
     if cells && n > 0 {
         let res = resolution.clamp(1, n);
         let block = n as f64 / res as f64;
@@ -54,7 +56,7 @@ pub fn heatmap<DB: DrawingBackend>(
         .y_label_area_size(45)
         .build_cartesian_2d(0f64..1f64, 0f64..max)
         .map_err(err)?;
-    cb.configure_mesh().disable_mesh().disable_x_axis().y_labels(5).draw().map_err(err)?;
+    cb.configure_mesh().themed().disable_mesh().disable_x_axis().y_labels(5).draw().map_err(err)?;
     let steps = 64;
     cb.draw_series((0..steps).map(|s| {
         let (a, b) = (s as f64 / steps as f64 * max, (s + 1) as f64 / steps as f64 * max);
@@ -66,7 +68,7 @@ pub fn heatmap<DB: DrawingBackend>(
 
 /// Eigenvalues of B (bars) and cumulative energy (line, right axis), r_τ and r_E marked.
 pub fn spectrum<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -> ChartResult {
-    area.fill(&WHITE).map_err(err)?;
+    area.fill(&theme().background).map_err(err)?;
     let ev = &r.eigenvalues;
     let shown = ev.len().min((r.effective_rank + 5).max(10)).min(ev.len());
     let top = ev.first().copied().unwrap_or(1.0).max(1e-300) * 1.05;
@@ -77,19 +79,16 @@ pub fn spectrum<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -
         .x_label_area_size(STYLE.x_labels)
         .y_label_area_size(STYLE.y_labels)
         .right_y_label_area_size(45)
-        .caption(
-            format!("spectrum of B: r_τ = {}, r_E = {}", r.effective_rank, r.energy_rank),
-            (STYLE.font, STYLE.caption),
-        )
+        .caption(format!("spectrum of B: r_τ = {}, r_E = {}", r.effective_rank, r.energy_rank), font(STYLE.caption))
         .build_cartesian_2d(0.5f64..x1, bottom..top)
         .map_err(err)?
         .set_secondary_coord(0.5f64..x1, 0f64..1.02f64);
-    chart.configure_mesh().disable_x_mesh().x_desc("k").y_desc("λ_k").draw().map_err(err)?;
+    chart.configure_mesh().themed().disable_x_mesh().x_desc("k").y_desc("λ_k").draw().map_err(err)?;
     chart.configure_secondary_axes().y_desc("cumulative energy").draw().map_err(err)?;
     chart
         .draw_series(ev[..shown].iter().enumerate().map(|(k, &l)| {
             let x = k as f64 + 1.0;
-            Rectangle::new([(x - 0.35, 0.0), (x + 0.35, l)], SCALED.mix(0.8).filled())
+            Rectangle::new([(x - 0.35, 0.0), (x + 0.35, l)], NEUTRAL.mix(0.9).filled())
         }))
         .map_err(err)?;
     let pos_total: f64 = ev.iter().map(|l| l.max(0.0)).sum::<f64>().max(1e-300);
@@ -102,8 +101,8 @@ pub fn spectrum<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -
             (k as f64 + 1.0, acc / pos_total)
         })
         .collect();
-    chart.draw_secondary_series(LineSeries::new(cum, RAW.stroke_width(2))).map_err(err)?;
-    for (rank, color) in [(r.effective_rank, BLACK), (r.energy_rank, RED)] {
+    chart.draw_secondary_series(LineSeries::new(cum, theme().text.stroke_width(2))).map_err(err)?;
+    for (rank, color) in [(r.effective_rank, theme().text.to_rgba()), (r.energy_rank, NEUTRAL.to_rgba())] {
         let x = rank as f64 + 0.5;
         chart.draw_secondary_series(LineSeries::new([(x, 0.0), (x, 1.02)], color.stroke_width(1))).map_err(err)?;
     }
@@ -112,7 +111,7 @@ pub fn spectrum<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -
 
 /// Scaled stress of low-rank PMDS against r, with the fixed encodings as reference lines.
 pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -> ChartResult {
-    area.fill(&WHITE).map_err(err)?;
+    area.fill(&theme().background).map_err(err)?;
     let pts = &r.rank_curve;
     let x1 = pts.len().max(1) as f64 + 0.5;
     let table = r.n as u64 * r.params.encodings.d as u64;
@@ -120,23 +119,34 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
         .margin(STYLE.margin)
         .x_label_area_size(STYLE.x_labels)
         .y_label_area_size(STYLE.y_labels)
-        .caption(format!("stress of rank-r PMDS; r(n+d) parameters vs n·d = {table}"), (STYLE.font, STYLE.caption))
+        .caption(format!("stress of rank-r PMDS; r(n+d) parameters vs n·d = {table}"), font(STYLE.caption))
         .build_cartesian_2d(0.5f64..x1, (FLOOR..2.0).log_scale())
         .map_err(err)?;
     chart
         .configure_mesh()
+        .themed()
         .x_desc("rank r")
         .y_desc("stress (log)")
         .y_label_formatter(&|v| format!("{v:.0e}"))
         .draw()
         .map_err(err)?;
     let line = |f: fn(&crate::report::RankPoint) -> f64| pts.iter().map(move |p| (p.rank as f64, f(p).max(FLOOR)));
-    chart.draw_series(LineSeries::new(line(|p| p.raw_stress), RAW.stroke_width(2))).map_err(err)?;
-    chart.draw_series(LineSeries::new(line(|p| p.scaled_stress), SCALED.stroke_width(2))).map_err(err)?;
-    for (k, name) in ["sinusoidal", "rope", "alibi", "random"].iter().enumerate() {
-        if let Some(e) = r.encodings.get(*name) {
+    // X_r is low-rank PMDS: PMDS's colour, σ* solid and raw σ faded.
+    let pmds = color_of("pmds");
+    chart
+        .draw_series(LineSeries::new(line(|p| p.raw_stress), pmds.mix(0.45).stroke_width(2)))
+        .map_err(err)?
+        .label("X_r σ")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 15, y)], pmds.mix(0.45)));
+    chart
+        .draw_series(LineSeries::new(line(|p| p.scaled_stress), pmds.stroke_width(2)))
+        .map_err(err)?
+        .label("X_r σ*")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 15, y)], pmds));
+    for name in ["sinusoidal", "rope", "alibi", "random"] {
+        if let Some(e) = r.encodings.get(name) {
             let y = e.scaled_stress.max(FLOOR);
-            let color = Palette99::pick(k + 2).to_rgba();
+            let color = color_of(name);
             chart
                 .draw_series(LineSeries::new([(0.5, y), (x1, y)], color.stroke_width(1)))
                 .map_err(err)?
@@ -144,7 +154,14 @@ pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report)
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 15, y)], color));
         }
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(err)?;
+    let t = theme();
+    chart
+        .configure_series_labels()
+        .background_style(t.background.mix(0.85))
+        .border_style(t.text)
+        .label_font(font(STYLE.label))
+        .draw()
+        .map_err(err)?;
     Ok(frame(&chart, (0.5, x1), (FLOOR, 2.0), true))
 }
 
@@ -165,7 +182,7 @@ pub fn geometry_pair<DB: DrawingBackend>(
     name: &str,
     cells: bool,
 ) -> ChartResult {
-    area.fill(&WHITE).map_err(err)?;
+    area.fill(&theme().background).map_err(err)?;
     let s = side as f64;
     let max = pair_max(corpus, encoding);
     let x1 = 2.0 * s + 1.0;
@@ -173,10 +190,10 @@ pub fn geometry_pair<DB: DrawingBackend>(
         .margin(STYLE.margin)
         .x_label_area_size(STYLE.x_labels)
         .y_label_area_size(STYLE.y_labels)
-        .caption(format!("corpus D (left) and a*·δ of {name} (right), one colour scale"), (STYLE.font, STYLE.caption))
+        .caption(format!("corpus D (left) and a*·δ of {name} (right), one colour scale"), font(STYLE.caption))
         .build_cartesian_2d(0f64..x1, s..0f64)
         .map_err(err)?;
-    chart.configure_mesh().disable_mesh().x_labels(0).y_desc("block of positions").draw().map_err(err)?;
+    chart.configure_mesh().themed().disable_mesh().x_labels(0).y_desc("block of positions").draw().map_err(err)?;
     for (offset, values) in [(0.0, corpus), (s + 1.0, encoding)].into_iter().filter(|_| cells) {
         chart
             .draw_series(values.iter().enumerate().take(side * side).filter(|(_, v)| !v.is_nan()).map(|(k, &v)| {

@@ -11,6 +11,7 @@ pub mod bitmap;
 mod layers;
 mod map;
 mod matrix;
+pub mod palette;
 
 pub use bars::{monotonicity, stress_bars, support};
 pub use layers::{layer_stress, LayerCurves};
@@ -79,7 +80,7 @@ pub(crate) fn category_labels<DB: DrawingBackend, Y: Ranged<ValueType = f64>>(
     y: f64,
 ) -> Result<(), String> {
     use plotters::style::text_anchor::{HPos, Pos, VPos};
-    let style = TextStyle::from((STYLE.font, STYLE.label).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    let style = palette::font(STYLE.label).pos(Pos::new(HPos::Center, VPos::Top));
     // Names wider than their slot (a narrow chart) alternate between two rows.
     let (xs, _) = chart.plotting_area().get_pixel_range();
     let slot = f64::from(xs.end - xs.start) / names.len().max(1) as f64;
@@ -119,10 +120,6 @@ pub struct Style {
 pub const STYLE: Style =
     Style { font: "sans-serif", caption: 16, label: 12, small: 11, margin: 10, x_labels: 35, y_labels: 60 };
 
-/// Raw stress (orange).
-pub(crate) const RAW: RGBColor = RGBColor(230, 120, 40);
-/// Scaled stress and bars (blue).
-pub(crate) const SCALED: RGBColor = RGBColor(40, 110, 200);
 /// The floor of log axes: values below are drawn here (PMDS's round-off zero among them).
 pub(crate) const FLOOR: f64 = 1e-6;
 

@@ -28,7 +28,7 @@ fn svg(f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> ChartResult) -> (Strin
 #[test]
 fn every_chart_draws_to_svg_with_its_data() {
     let r = report();
-    let (s, f) = svg(|a| stress_bars(a, &r));
+    let (s, f) = svg(|a| stress_bars(a, &r, false));
     assert!(s.contains("sinusoidal") && s.contains("pmds_r"));
     assert!(f.log_y && f.px.0 < f.px.1);
     let (s, _) = svg(|a| heatmap(a, &r.matrix["hellinger"], "hellinger", true, 10));
@@ -116,4 +116,53 @@ fn the_layers_chart_reads_every_layer_and_names_the_reference_lines() {
     let (s, frame) = svg(|a| layer_stress(a, Some(&c)));
     assert!(s.contains("sinusoidal") && s.contains("alibi"), "the reference lines are labelled");
     assert!(frame.x.0 < 0.0 && frame.x.1 > 2.0, "{frame:?}");
+}
+
+/// The SVG colour text plotters writes for `c`.
+fn hex(c: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+#[test]
+fn every_chart_and_the_table_take_an_encodings_colour_from_the_palette() {
+    use super::palette::{color_of, css_of, set_theme, DARK, LIGHT};
+    let r = report();
+    let (bars, _) = svg(|a| stress_bars(a, &r, false));
+    let (raw, _) = svg(|a| stress_bars(a, &r, true));
+    let (mono, _) = svg(|a| monotonicity(a, &r));
+    for name in &r.encoding_order {
+        let c = hex(color_of(name));
+        assert!(bars.contains(&c) && raw.contains(&c) && mono.contains(&c), "{name}: {c}");
+    }
+    // Different encodings, different colours (nope is the neutral grey).
+    let colours: std::collections::BTreeSet<String> = r.encoding_order.iter().map(|n| css_of(n)).collect();
+    assert_eq!(colours.len(), r.encoding_order.len());
+    let (rank, _) = svg(|a| rank_curve(a, &r));
+    for name in ["sinusoidal", "rope", "alibi", "random", "pmds"] {
+        assert!(rank.contains(&hex(color_of(name))), "rank curve: {name}");
+    }
+    let pairs: Vec<(f32, f32)> = vec![(0.1, 0.2), (0.5, 0.4)];
+    let (shep, _) = svg(|a| shepard(a, "alibi", &pairs));
+    assert!(shep.contains(&hex(color_of("alibi"))));
+    let aligned: Vec<(f32, f32)> = r.pmds_coordinates.iter().map(|c| (c[0] as f32, c[1] as f32)).collect();
+    let (map, _) = svg(|a| pmds_map(a, &r.pmds_coordinates, Some(Overlay { name: "rope", points: &aligned })));
+    assert!(map.contains(&hex(color_of("rope"))));
+    let curves = LayerCurves {
+        centroid: vec![0.1, 0.2],
+        residual: vec![0.05, 0.1],
+        references: vec![("sinusoidal".into(), 0.15), ("learned".into(), 0.3)],
+        raw: false,
+    };
+    let (layers, _) = svg(|a| layer_stress(a, Some(&curves)));
+    for name in ["layer:0", "layer-residual:0", "sinusoidal", "learned"] {
+        assert!(layers.contains(&hex(color_of(name))), "layers chart: {name}");
+    }
+    // (The table's rows take theirs from the same function: web::view::table's tests.)
+    // The dark theme draws the frame dark, and random (black on white) turns light.
+    set_theme(DARK);
+    let (dark, _) = svg(|a| stress_bars(a, &r, false));
+    set_theme(LIGHT);
+    assert!(dark.contains(&hex(DARK.background)) && !dark.contains(&hex(LIGHT.background)));
+    assert_ne!(hex(DARK.text), hex(LIGHT.text));
+    assert!(dark.contains(&hex(DARK.text)));
 }

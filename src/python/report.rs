@@ -91,7 +91,8 @@ impl PyReport {
         {
             let root = SVGBackend::with_string(&mut s, (width, height)).into_drawing_area();
             let drawn = match kind {
-                "stress" => charts::stress_bars(&root, r),
+                "stress" => charts::stress_bars(&root, r, false),
+                "stress-raw" => charts::stress_bars(&root, r, true),
                 "rank" => charts::rank_curve(&root, r),
                 "map" => charts::pmds_map(&root, &r.pmds_coordinates, None),
                 "monotonicity" => charts::monotonicity(&root, r),

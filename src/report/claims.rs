@@ -81,12 +81,18 @@ fn alibi_short(r: &Report) -> Draft {
     let Some((a, s, o)) = fixed_three(r) else { return na("alibi, sinusoidal or rope is missing") };
     let holds = a < s && a < o;
     let reason = format!("σ*: alibi {}, sinusoidal {}, rope {}", num(a), num(s), num(o));
-    let values = vec![("alibi.scaled_stress".into(), a), ("sinusoidal.scaled_stress".into(), s), ("rope.scaled_stress".into(), o)];
+    let values = vec![
+        ("alibi.scaled_stress".into(), a),
+        ("sinusoidal.scaled_stress".into(), s),
+        ("rope.scaled_stress".into(), o),
+    ];
     Draft { holds: Some(holds), reason, values }
 }
 
 fn sinusoidal_rope(r: &Report) -> Draft {
-    let (Some(s), Some(o)) = (scaled(r, "sinusoidal"), scaled(r, "rope")) else { return na("sinusoidal or rope is missing") };
+    let (Some(s), Some(o)) = (scaled(r, "sinusoidal"), scaled(r, "rope")) else {
+        return na("sinusoidal or rope is missing");
+    };
     let gap = (s - o).abs() / s.max(o).max(f64::MIN_POSITIVE);
     let reason = format!("σ*: sinusoidal {}, rope {} ({:.1} % apart)", num(s), num(o), 100.0 * gap);
     let values = vec![("sinusoidal.scaled_stress".into(), s), ("rope.scaled_stress".into(), o)];
@@ -114,7 +120,11 @@ fn low_rank(r: &Report) -> Draft {
     let mut values = vec![("sinusoidal.scaled_stress".into(), s)];
     let Some(p) = r.rank_curve.iter().find(|p| p.scaled_stress <= 0.01 * s) else {
         let last = r.rank_curve.last().map_or(0, |p| p.rank);
-        return Draft { holds: Some(false), reason: format!("no X_r with r ≤ {last} cuts σ* by 99 % against sinusoidal {}", num(s)), values };
+        return Draft {
+            holds: Some(false),
+            reason: format!("no X_r with r ≤ {last} cuts σ* by 99 % against sinusoidal {}", num(s)),
+            values,
+        };
     };
     let saving = 1.0 - p.parameters as f64 / (n * d);
     values.extend([("low_rank.r".into(), p.rank as f64), ("low_rank.scaled_stress".into(), p.scaled_stress)]);
@@ -147,8 +157,11 @@ fn monotone(r: &Report) -> Draft {
 }
 
 fn layer_departs(r: &Report) -> Draft {
-    let Some(layers) = &r.layers else { return na("no model was run (choose one under “Inside the model”, or --model)") };
-    let curve = (0..=layers.num_layers).filter_map(|l| scaled(r, &crate::analysis::layers::layer_key(l, false)).map(|v| (l, v)));
+    let Some(layers) = &r.layers else {
+        return na("no model was run (choose one under “Inside the model”, or --model)");
+    };
+    let curve = (0..=layers.num_layers)
+        .filter_map(|l| scaled(r, &crate::analysis::layers::layer_key(l, false)).map(|v| (l, v)));
     let Some((worst, v)) = curve.max_by(|a, b| a.1.total_cmp(&b.1)) else { return na("no layer rows") };
     let holds = worst > 0 && 2 * worst <= layers.num_layers;
     let reason = format!("layer {worst} of {} departs most: σ* = {}", layers.num_layers, num(v));

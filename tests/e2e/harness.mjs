@@ -94,3 +94,29 @@ export async function runAfter(page, action, timeout = 180000) {
   await action();
   return settle(page, timeout);
 }
+
+/** The claims panel as [{ key, holds: true|false|null, values, step }] (`#claims li`). */
+export async function claims(page) {
+  return page.$$eval('#claims li[data-claim]', (items) => items.map((li) => ({
+    key: li.dataset.claim,
+    holds: { true: true, false: false, na: null }[li.dataset.holds],
+    values: JSON.parse(li.dataset.values),
+    step: Number(li.querySelector('a').getAttribute('href').split('/')[1]),
+  })));
+}
+
+/** The panel ({@link claims}) shows the CLI's `--claims` findings, number for number (layer
+ * values to `layerTol`, as {@link assertSameNumbers}). */
+export function assertSameClaims(shown, report, layerTol = 1e-4) {
+  assert.deepEqual(shown.map((c) => c.key), report.claims.map((c) => c.key));
+  for (const [k, c] of report.claims.entries()) {
+    const s = shown[k];
+    assert.equal(s.step, c.step, c.key);
+    assert.deepEqual(Object.keys(s.values).sort(), Object.keys(c.values).sort(), c.key);
+    for (const [field, want] of Object.entries(c.values)) {
+      const tol = field.startsWith('layer') ? layerTol : 1e-9 * Math.max(1, Math.abs(want));
+      assert.ok(Math.abs(s.values[field] - want) <= tol, `${c.key} ${field}: page ${s.values[field]} vs CLI ${want}`);
+    }
+    if (!Object.keys(c.values).some((f) => f.startsWith('layer'))) assert.equal(s.holds, c.holds, c.key);
+  }
+}

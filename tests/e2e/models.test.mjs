@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, settle, openSettled, runAfter, table, cli, assertSameNumbers } from './harness.mjs';
+import { serve, launch, settle, openSettled, runAfter, table, cli, assertSameNumbers, claims, assertSameClaims } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MODEL = path.join(ROOT, 'www/models/all-MiniLM-L6-v2');
@@ -34,10 +34,14 @@ test("the paper's setting in one click equals --preset paper; the mode switch fl
   const summary = await page.textContent('#summary');
   assert.match(summary, /tokenizer: all-MiniLM-L6-v2 tokenizer\.json \(WordPiece, 30522 types\), with special tokens/);
   // The preset also runs the shipped model's layers: the CLI reads the same folder.
-  const pad = cli(['--preset', 'paper', '--model', MODEL], GENESIS);
+  const pad = cli(['--preset', 'paper', '--model', MODEL, '--claims'], GENESIS);
   const shown = await table(page);
   assert.ok('learned' in shown, 'the shipped position table is compared');
   assertSameNumbers(shown, pad, 1e-4);
+  // With a model, the claims panel names the layer that departs most (the CLI's).
+  const panel = await claims(page);
+  assertSameClaims(panel, pad);
+  assert.notEqual(panel.find((c) => c.key === 'layer_departs').holds, null);
   // The learned table's Procrustes residual is in the table (equal to the CLI's above), and
   // the map overlays its aligned positions when picked.
   assert.ok(shown.learned.procrustes_residual > 0 && shown.learned.procrustes_residual < 1);

@@ -202,6 +202,8 @@ pub enum Msg {
     OverlayPicked(String),
     /// The layers chart's raw-σ toggle.
     LayersRaw(bool),
+    /// The headline stress chart's raw-σ toggle.
+    StressRaw(bool),
     /// The map's switch or sliders moved.
     MapMoved(MapView),
     /// The map's switch or sliders were let go.
@@ -263,6 +265,10 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::LayersRaw(raw) => {
             m.view.layers_raw = raw;
             vec![Effect::Draw(ChartKind::Layers)]
+        }
+        Msg::StressRaw(raw) => {
+            m.view.stress_raw = raw;
+            vec![Effect::Draw(ChartKind::Stress)]
         }
         Msg::MapMoved(view) => {
             m.view.map = view;

@@ -50,6 +50,8 @@ pub fn wire() {
     on(target(&els.shepard_select), "change", move |_: Event| dispatch(Msg::ShepardPicked(select.value())));
     let raw = els.layers_raw.clone();
     on(target(&els.layers_raw), "change", move |_: Event| dispatch(Msg::LayersRaw(raw.checked())));
+    let raw = els.stress_raw.clone();
+    on(target(&els.stress_raw), "change", move |_: Event| dispatch(Msg::StressRaw(raw.checked())));
     let overlay = els.map_overlay.clone();
     on(target(&els.map_overlay), "change", move |_: Event| dispatch(Msg::OverlayPicked(overlay.value())));
     for (column, th) in &els.sort_heads {

@@ -128,7 +128,7 @@ pub fn draw_on<DB: DrawingBackend>(
 ) -> Result<Drawn, String> {
     let r = &p.report;
     let frame = match kind {
-        ChartKind::Stress => charts::stress_bars(root, r)?,
+        ChartKind::Stress => charts::stress_bars(root, r, view.stress_raw)?,
         ChartKind::Heatmap => charts::heatmap(root, heat_matrix(p), &r.metric, svg, SVG_HEATMAP_BLOCKS)?,
         ChartKind::Geometry => {
             let (name, panels) = geometry_panels(p, view);

@@ -22,4 +22,6 @@ pub struct View {
     pub overlay: Option<String>,
     /// The layers chart shows raw σ instead of σ*.
     pub layers_raw: bool,
+    /// The headline stress chart shows raw σ instead of σ*.
+    pub stress_raw: bool,
 }

@@ -97,6 +97,8 @@ pub struct Row {
     pub parameters: String,
     /// The metric cells.
     pub cells: Vec<Cell>,
+    /// The encoding's colour in every chart (CSS, from [`crate::charts::palette`]).
+    pub color: String,
 }
 
 /// One metric cell: its text is `text`, then `greyed` (digits that are not significant),
@@ -193,7 +195,8 @@ pub fn rows(r: &Report, sort: Sort) -> Vec<Row> {
                     Cell { metric, text, greyed, tail, value }
                 })
                 .collect();
-            Some(Row { dim: e.dim.to_string(), parameters: e.parameters.to_string(), name, cells })
+            let color = crate::charts::palette::css_of(&name);
+            Some(Row { dim: e.dim.to_string(), parameters: e.parameters.to_string(), name, cells, color })
         })
         .collect()
 }
@@ -201,6 +204,21 @@ pub fn rows(r: &Report, sort: Sort) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each row carries its encoding's colour from the one palette (the charts' own; their
+    /// test is in `charts::tests`), distinct per encoding.
+    #[test]
+    fn every_row_takes_its_encodings_colour_from_the_palette() {
+        let r = crate::charts::tests::report();
+        let rows = rows(&r, Sort::default());
+        assert_eq!(rows.len(), r.encoding_order.len());
+        for row in &rows {
+            assert_eq!(row.color, crate::charts::palette::css_of(&row.name));
+            assert!(row.color.starts_with('#') && row.color.len() == 7);
+        }
+        let distinct: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.color.as_str()).collect();
+        assert_eq!(distinct.len(), rows.len());
+    }
 
     /// Every sortable header of the page names a column, and every column has its header.
     #[test]

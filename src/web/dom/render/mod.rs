@@ -44,8 +44,44 @@ pub fn results(id: u32) {
     }
     over.set_value(view.overlay.as_deref().filter(|n| r.encodings.contains_key(*n)).unwrap_or(""));
     table();
+    claims(&els.claims, r);
     super::lecture::render();
     draw_from(0, id);
+}
+
+/// The claims panel: per finding an `li` with `data-claim`, `data-holds` (`true`, `false`,
+/// `na`) and `data-values` (the numbers used, by report field, as JSON), its verdict, the
+/// finding, this corpus's numbers, the paper's and a link to the lecture step.
+fn claims(list: &web_sys::Element, r: &crate::report::Report) {
+    list.set_text_content(None);
+    for c in r.claims() {
+        let (holds, mark) = match c.holds {
+            Some(true) => ("true", "✓ holds"),
+            Some(false) => ("false", "✗ does not hold"),
+            None => ("na", "– not applicable"),
+        };
+        let Some(li) = make("li", "") else { continue };
+        li.set_attribute("data-claim", &c.key).ok();
+        li.set_attribute("data-holds", holds).ok();
+        li.set_attribute("data-values", &serde_json::to_string(&c.values).unwrap_or_default()).ok();
+        let parts = [
+            ("span", "claim-mark", mark.to_string()),
+            ("strong", "claim-finding", c.finding.clone()),
+            ("span", "claim-reason", c.reason.clone()),
+            ("span", "claim-paper", format!("paper: {}", c.paper)),
+        ];
+        for (tag, class, text) in parts {
+            if let Some(e) = make(tag, &text) {
+                e.set_attribute("class", class).ok();
+                li.append_child(&e).ok();
+            }
+        }
+        if let Some(a) = make("a", &format!("lecture step {}", c.step)) {
+            a.set_attribute("href", &crate::web::view::lecture::hash(c.step)).ok();
+            li.append_child(&a).ok();
+        }
+        list.append_child(&li).ok();
+    }
 }
 
 /// A task goes on drawing charts while it has run for less than this (ms): one chart per
@@ -79,10 +115,16 @@ pub fn table() {
     for row in table::rows(&p.report, sort) {
         let Some(tr) = make("tr", "") else { continue };
         tr.set_attribute("data-encoding", &row.name).ok();
-        for text in [&row.name, &row.dim, &row.parameters] {
-            if let Some(td) = make("td", text) {
-                tr.append_child(&td).ok();
+        tr.set_attribute("style", &format!("--encoding-color: {}", row.color)).ok();
+        for (k, text) in [&row.name, &row.dim, &row.parameters].into_iter().enumerate() {
+            let Some(td) = make("td", text) else { continue };
+            // The name cell starts with the encoding's colour, as in every chart.
+            if let (0, Some(swatch)) = (k, make("span", "")) {
+                swatch.set_class_name("swatch");
+                swatch.set_attribute("aria-hidden", "true").ok();
+                td.prepend_with_node_1(&swatch).ok();
             }
+            tr.append_child(&td).ok();
         }
         for cell in &row.cells {
             let Some(td) = make("td", &cell.text) else { continue };
