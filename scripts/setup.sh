@@ -36,8 +36,8 @@ if ! command -v wasm-bindgen >/dev/null || ! wasm-bindgen --version 2>/dev/null 
     cargo install wasm-bindgen-cli --version "$WBG_VERSION" --force
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
-  log "installing npm devDependencies (binaryen, playwright-core)"
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+  log "installing npm devDependencies (binaryen, playwright-core, axe-core)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 if ! command -v java >/dev/null; then

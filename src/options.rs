@@ -276,6 +276,48 @@ pub const METRICS: &[Choice] = &[
     choice("jensen_shannon", "jensen-shannon", "Jensen–Shannon (√, base 2)"),
 ];
 
+/// The group an option is shown in (the page's collapsible option groups).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// How text becomes tokens.
+    Tokens,
+    /// Which positions are counted, and how.
+    Positions,
+    /// The corpus metric and its spectrum.
+    Geometry,
+    /// The encodings' own parameters (live: the corpus geometry is kept).
+    Encodings,
+    /// A model's layers.
+    Model,
+}
+
+impl Group {
+    /// Every group, in the page's order.
+    pub const ALL: [Group; 5] = [Group::Tokens, Group::Positions, Group::Geometry, Group::Model, Group::Encodings];
+
+    /// The group's key (`options-<key>` on the page).
+    pub fn key(self) -> &'static str {
+        match self {
+            Group::Tokens => "tokens",
+            Group::Positions => "positions",
+            Group::Geometry => "geometry",
+            Group::Encodings => "encodings",
+            Group::Model => "model",
+        }
+    }
+
+    /// The group of an analysis option: every encoding-only option is in `Encodings`.
+    pub fn of(o: &OptSpec<crate::analysis::AnalysisParams>) -> Group {
+        match (o.affects, o.name) {
+            (Affects::Encodings, _) => Group::Encodings,
+            (_, "tokenizer" | "lowercase" | "bos" | "no_special_tokens") => Group::Tokens,
+            (_, "mode" | "max_len" | "min_support") => Group::Positions,
+            (_, "layer_sequences") => Group::Model,
+            _ => Group::Geometry,
+        }
+    }
+}
+
 mod tables;
 pub use tables::{markdown_table, ANALYSIS, SYNTH};
 

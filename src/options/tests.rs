@@ -107,3 +107,17 @@ fn the_docs_table_is_the_generated_one() {
     let table = markdown_table();
     assert!(docs.contains(&table), "docs/MATH.md's options table is out of date; replace it with:\n\n{table}");
 }
+
+/// The page's groups: the encoding-only (live) options together, and the table's order is
+/// the groups' order (so the form lists them as the table declares them).
+#[test]
+fn every_option_has_a_group_in_table_order() {
+    let groups: Vec<Group> = ANALYSIS.iter().map(Group::of).collect();
+    for (o, g) in ANALYSIS.iter().zip(&groups) {
+        assert_eq!(*g == Group::Encodings, o.affects == Affects::Encodings, "{}", o.name);
+    }
+    let rank = |g: &Group| Group::ALL.iter().position(|x| x == g).unwrap();
+    assert!(groups.windows(2).all(|w| rank(&w[0]) <= rank(&w[1])), "{groups:?}");
+    assert_eq!(Group::of(&ANALYSIS[0]), Group::Tokens);
+    assert!(groups.contains(&Group::Geometry) && groups.contains(&Group::Model));
+}

@@ -54,12 +54,35 @@ export function serve(root, prefix = '/') {
   }));
 }
 
+/** A headless Chromium. Its pages open every option group at load (the tests reach every
+ * control); `browser.newPage({ collapsed: true, … })` keeps the page's own defaults. */
 export async function launch() {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async ({ collapsed = false, ...options } = {}) => {
+    const page = await newPage(options);
+    if (!collapsed) {
+      await page.addInitScript(() => document.addEventListener('DOMContentLoaded', () => {
+        for (const d of document.querySelectorAll('details.group')) d.open = true;
+      }));
+    }
+    return page;
+  };
+  return browser;
+}
+
+/** axe-core's serious and critical violations on `page` (within `include`, a selector). */
+export async function axeViolations(page, include = 'body') {
+  await page.addScriptTag({ path: path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js') });
+  const found = await page.evaluate(async (sel) => {
+    const r = await window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  }, include);
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 /** Waits until #status says done or error (for the run started after `since` runs). */
@@ -81,8 +104,8 @@ export async function table(page) {
 }
 
 /** A new page of `browser` at `url` (`viewport` in CSS px), once its first run is done. */
-export async function openSettled(browser, url, viewport = { width: 1280, height: 900 }) {
-  const page = await browser.newPage({ viewport });
+export async function openSettled(browser, url, viewport = { width: 1280, height: 900 }, options = {}) {
+  const page = await browser.newPage({ viewport, ...options });
   await page.goto(url);
   assert.equal(await settle(page), 'done');
   return page;

@@ -75,9 +75,12 @@ test('every step is readable at 1280×720: text ≥ 18 px, charts enlarged, draw
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let ink = 0;
         for (let k = 3; k < d.length; k += 4 * 97) ink += d[k] > 0 ? 1 : 0;
-        // object-fit: contain shows the drawing at the smaller of the two ratios.
-        const scale = Math.min(r.width / c.width, r.height / c.height);
-        return { scale, bottom: r.bottom, right: r.right, ink, kind: c.dataset.chartKind };
+        // object-fit: contain shows the drawing at the smaller of the two ratios; the chart is
+        // laid out at its nominal size (data-width × data-height) and drawn at the pixels shown.
+        const [nw, nh] = [Number(c.dataset.width || c.width), Number(c.dataset.height || c.height)];
+        const scale = Math.min(r.width / nw, r.height / nh);
+        const sharp = c.width >= Math.floor(nw * scale * devicePixelRatio) - 1;
+        return { scale, sharp, bottom: r.bottom, right: r.right, ink, kind: c.dataset.chartKind };
       });
       const below = [...s.querySelectorAll('*')].filter((e) => e.offsetParent !== null
         && e.getBoundingClientRect().bottom > innerHeight + 1).map((e) => e.tagName + ' ' + e.textContent.slice(0, 20));
@@ -87,8 +90,9 @@ test('every step is readable at 1280×720: text ≥ 18 px, charts enlarged, draw
     assert.deepEqual(info.small, [], `step ${n}: text under 18 px`);
     assert.deepEqual(info.below, [], `step ${n}: below the screen`);
     for (const c of info.canvases) {
-      // Chart labels are 12 px on the canvas: shown at ≥ 1.5× they are ≥ 18 px on screen.
+      // Chart labels are 12 nominal px: shown at ≥ 1.5× they are ≥ 18 px on screen, drawn sharp.
       assert.ok(c.scale >= 1.5, `step ${n} ${c.kind}: chart shown at ${c.scale.toFixed(2)}×`);
+      assert.ok(c.sharp, `step ${n} ${c.kind}: drawn at fewer pixels than shown`);
       assert.ok(c.bottom <= 720 + 1 && c.right <= 1280 + 1, `step ${n} ${c.kind} off screen: ${JSON.stringify(c)}`);
       assert.ok(c.ink > 10, `step ${n} ${c.kind} is blank`);
       const [dl] = await Promise.all([

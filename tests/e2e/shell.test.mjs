@@ -76,7 +76,7 @@ test('invalid UTF-8 names the page checkbox, not a CLI flag; ticking it works', 
 
 test('the option controls are the declared options, with their defaults', async () => {
   const page = await open();
-  const ids = await page.$$eval('#analysis-options [id^="opt-"]', (es) => es.map((e) => e.id));
+  const ids = await page.$$eval('[data-option-group] [id^="opt-"]', (es) => es.map((e) => e.id));
   assert.deepEqual(ids, ['opt-tokenizer', 'opt-lowercase', 'opt-bos', 'opt-no_special_tokens', 'opt-mode', 'opt-max_len', 'opt-min_support',
     'opt-alpha', 'opt-top_k', 'opt-metric', 'opt-tau', 'opt-energy', 'opt-layer_sequences', 'opt-d', 'opt-base', 'opt-head_dim', 'opt-slope',
     'opt-sigma', 'opt-seed', 'opt-smacof_iter', 'opt-rank']);
@@ -85,7 +85,7 @@ test('the option controls are the declared options, with their defaults', async 
   assert.equal(await page.inputValue('#synth-n'), '64');
   assert.equal(await page.$eval('#opt-head_dim', (e) => e.step), '2');
   // Every control has a label with its help line.
-  const unlabelled = await page.$$eval('#analysis-options [id], #synth-options [id]', (es) =>
+  const unlabelled = await page.$$eval('[data-option-group] [id], #synth-options [id]', (es) =>
     es.filter((e) => !document.querySelector(`label[for="${e.id}"] .help`)).map((e) => e.id));
   assert.deepEqual(unlabelled, []);
   await page.close();

@@ -204,6 +204,8 @@ pub enum Msg {
     LayersRaw(bool),
     /// The headline stress chart's raw-σ toggle.
     StressRaw(bool),
+    /// The display changed (size, or light/dark): the table and every chart again.
+    Restyle,
     /// The map's switch or sliders moved.
     MapMoved(MapView),
     /// The map's switch or sliders were let go.
@@ -266,6 +268,11 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             m.view.layers_raw = raw;
             vec![Effect::Draw(ChartKind::Layers)]
         }
+        Msg::Restyle if m.results.is_some() => {
+            let draws = crate::web::view::charts::ChartKind::ALL.iter().map(|&k| Effect::Draw(k));
+            std::iter::once(Effect::RenderTable).chain(draws).collect()
+        }
+        Msg::Restyle => Vec::new(),
         Msg::StressRaw(raw) => {
             m.view.stress_raw = raw;
             vec![Effect::Draw(ChartKind::Stress)]

@@ -4,7 +4,7 @@
 
 use super::elements::Elements;
 use super::{make, runtime};
-use crate::options::{Domain, OptSpec, ANALYSIS, SYNTH};
+use crate::options::{Domain, Group, OptSpec, ANALYSIS, SYNTH};
 use crate::web::app::{FileOptions, Form, SourceKind};
 use crate::web::view::charts::MapView;
 use wasm_bindgen::JsCast;
@@ -69,10 +69,16 @@ fn control<T>(o: &OptSpec<T>) -> Option<Element> {
     Some(el)
 }
 
-/// Builds one table's label + control pairs into `container`; returns (control id, element).
-fn build_table<T>(container: &Element, table: &[OptSpec<T>]) -> Vec<(&'static str, Element)> {
+/// Builds one table's label + control pairs into `container` (or the one `place` names for
+/// an option); returns (control id, element).
+fn build_table<T>(
+    container: &Element,
+    table: &[OptSpec<T>],
+    place: impl Fn(&OptSpec<T>) -> Option<Element>,
+) -> Vec<(&'static str, Element)> {
     let mut out = Vec::new();
     for o in table {
+        let container = place(o).unwrap_or_else(|| container.clone());
         let (Some(label), Some(help), Some(c)) =
             (make("label", &format!("{} ", o.label)), make("span", o.help), control(o))
         else {
@@ -88,11 +94,24 @@ fn build_table<T>(container: &Element, table: &[OptSpec<T>]) -> Vec<(&'static st
     out
 }
 
-/// Builds every option control (synthetic corpus, then analysis).
+/// Builds every option control (synthetic corpus, then analysis, each analysis option in
+/// its group's container `#options-<group>`, [`Group`]).
 pub fn build(els: &Elements) -> Vec<(&'static str, Element)> {
-    let mut all = build_table(&els.synth_box, SYNTH);
-    all.extend(build_table(&els.options_box, ANALYSIS));
+    let mut all = build_table(&els.synth_box, SYNTH, |_| None);
+    let document = web_sys::window().and_then(|w| w.document());
+    let group_box = |o: &OptSpec<crate::analysis::AnalysisParams>| {
+        document.as_ref()?.get_element_by_id(&format!("options-{}", Group::of(o).key()))
+    };
+    all.extend(build_table(&els.options_box, ANALYSIS, group_box));
     all
+}
+
+/// Opens the corpus group when the chosen source needs its inputs (pasted text, a file);
+/// never closes a group the user opened.
+pub fn open_source_group(els: &Elements, source: SourceKind) {
+    if matches!(source, SourceKind::Paste | SourceKind::File) {
+        els.corpus_group.set_attribute("open", "").ok();
+    }
 }
 
 /// The text of an input or select (checkboxes: "true"/"false").
@@ -172,6 +191,7 @@ pub fn select_source(rt: &runtime::Runtime, source: SourceKind) {
     for (s, radio) in &rt.els.sources {
         radio.set_checked(*s == source);
     }
+    open_source_group(&rt.els, source);
 }
 
 /// Sets the map's switch and sliders.

@@ -70,6 +70,12 @@ pub struct Elements {
     pub preset: Element,
     pub flip_mode: Element,
     pub verdict: Element,
+    /// The corpus inputs' group (`#group-corpus`, opened when the source needs it).
+    pub corpus_group: Element,
+    /// The model's group (`#group-model`).
+    pub model_group: Element,
+    /// The top bar's "a model…" button (`#topbar-model`).
+    pub topbar_model: web_sys::HtmlElement,
     /// The paper's findings checked on this corpus (`#claims`, one `li[data-claim]` each).
     pub claims: Element,
     pub summary: Element,
@@ -181,6 +187,9 @@ impl Elements {
             preset: by_id(d, "preset-paper")?,
             flip_mode: by_id(d, "flip-mode")?,
             verdict: by_id(d, "verdict")?,
+            corpus_group: by_id(d, "group-corpus")?,
+            model_group: by_id(d, "group-model")?,
+            topbar_model: by_id(d, "topbar-model")?,
             claims: by_id(d, "claims")?,
             summary: by_id(d, "summary")?,
             table_body: doc.query_selector("#stress-table tbody").ok().flatten().ok_or("#stress-table tbody")?,

@@ -80,6 +80,8 @@ pub fn build(d: &Document) -> Result<LectureEls, String> {
             canvas.set_width(c.size.0);
             canvas.set_height(c.size.1);
             canvas.set_attribute("data-chart-kind", c.kind.name()).ok();
+            canvas.set_attribute("role", "img").ok();
+            canvas.set_attribute("aria-label", c.kind.description()).ok();
             // Side by side, each figure's share of the width follows its canvas's.
             figure.set_attribute("style", &format!("flex-grow: {}", c.size.0)).ok();
             figure.append_child(&canvas).ok();

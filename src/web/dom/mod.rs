@@ -21,6 +21,7 @@ pub mod files;
 pub mod lecture;
 pub mod render;
 pub mod runtime;
+pub mod theme;
 pub mod wire;
 
 use wasm_bindgen::prelude::*;
@@ -96,8 +97,15 @@ pub fn start() {
         Ok(e) => e,
         Err(missing) => return runtime::fatal(&missing),
     };
+    // Every chart's text alternative says what it shows.
+    for kind in crate::web::view::charts::ChartKind::ALL {
+        if let Some(c) = els.chart(kind) {
+            c.canvas.set_attribute("aria-label", kind.description()).ok();
+        }
+    }
     runtime::install(els);
     wire::wire();
+    theme::watch();
     let state = crate::web::url::PageState::from_pairs(query_pairs().iter().map(|(k, v)| (k.as_str(), v.as_str())));
     runtime::dispatch(crate::web::app::Msg::Start(state));
     runtime::dispatch(crate::web::app::Msg::Lecture(lecture::current_hash()));

@@ -39,6 +39,19 @@ pub fn wire() {
     on(target(&els.preset), "click", |_: Event| dispatch(Msg::Preset { form: controls::read_form(), at: now() }));
     on(target(&els.flip_mode), "click", |_: Event| dispatch(Msg::FlipMode { form: controls::read_form(), at: now() }));
     wire_drop(&els.drop_zone);
+    for (source, radio) in &els.sources {
+        let (source, e) = (*source, els.clone());
+        on(target(radio), "change", move |_: Event| controls::open_source_group(&e, source));
+    }
+    // The top bar's "a model…" opens the model group and goes to it.
+    let (group, model_input) = (els.model_group.clone(), els.model_shipped.clone());
+    on(target(&els.topbar_model), "click", move |_: Event| {
+        group.set_attribute("open", "").ok();
+        group.scroll_into_view();
+        if let Some(b) = model_input.dyn_ref::<web_sys::HtmlElement>() {
+            b.focus().ok();
+        }
+    });
     let paste = els.sources.iter().find(|(s, _)| *s == crate::web::app::SourceKind::Paste).map(|(_, r)| r.clone());
     on(target(&els.corpus_input), "input", move |_: Event| {
         if let Some(r) = &paste {

@@ -66,6 +66,22 @@ impl ChartKind {
         }
     }
 
+    /// What the chart shows, in words: its canvas's text alternative (`aria-label`).
+    pub fn description(self) -> &'static str {
+        match self {
+            ChartKind::Stress => "Bar chart: the scale-optimal stress σ* of every encoding (lower is more faithful to the corpus geometry)",
+            ChartKind::Map => "Scatter plot: every position at its first two PMDS coordinates, joined in sequence order",
+            ChartKind::Layers => "Line chart: σ* of each model layer's positional centroid and residual, with the given encodings as reference lines",
+            ChartKind::Heatmap => "Heatmap: the corpus distance D between every two positions",
+            ChartKind::Geometry => "Two heatmaps: the corpus distance D beside the picked encoding's rescaled distances",
+            ChartKind::Spectrum => "Bar chart: the eigenvalues of the double-centred matrix B, with the cumulative energy",
+            ChartKind::Shepard => "Scatter plot: the picked encoding's rescaled distances against the corpus distances, with the diagonal",
+            ChartKind::Rank => "Line chart: the stress of low-rank PMDS against its rank r, with the fixed encodings as reference lines",
+            ChartKind::Monotonicity => "Bar chart: the monotonicity violation rate of the corpus metric and of every encoding",
+            ChartKind::Support => "Bar chart: the number of sequences counted at each position, with the min_support line",
+        }
+    }
+
     /// Parses [`ChartKind::name`].
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == name)

@@ -3,7 +3,6 @@
 
 use super::super::runtime;
 use super::measured::MeasuredCanvas;
-use crate::charts::Frame;
 use crate::web::app::View;
 use crate::web::protocol::Payload;
 use crate::web::view::charts::{cells_image, draw_on, ChartKind};
@@ -31,29 +30,34 @@ pub fn draw_into(
     p: &Payload,
     view: &View,
 ) -> Result<crate::web::view::charts::Drawn, String> {
+    super::super::theme::apply();
     let backend = MeasuredCanvas::new(canvas).ok_or("no 2-D context for the chart")?;
+    let scale = backend.scale();
     let root = backend.into_drawing_area();
     let result = draw_on(kind, &root, p, view, false);
     root.present().ok();
     let drawn = result?;
     let f = &drawn.frame;
-    let (w, h) = ((f.px.1 - f.px.0).max(1) as usize, (f.py.1 - f.py.0).max(1) as usize);
+    // The cells at the canvas's own resolution (putImageData ignores the transform).
+    let at = |v: i32, k: f64| (f64::from(v) * k).round() as i32;
+    let (x0, y0) = (at(f.px.0, scale.0), at(f.py.0, scale.1));
+    let (w, h) = ((at(f.px.1, scale.0) - x0).max(1) as usize, (at(f.py.1, scale.1) - y0).max(1) as usize);
     if let Some(data) = cells_image(kind, p, view, (w, h)) {
-        paint(canvas, f, w, &data);
+        paint(canvas, (x0, y0), w, &data);
     }
     Ok(drawn)
 }
 
-/// Puts an RGBA image `w` pixels wide into the chart's plotting area (the cells that
+/// Puts an RGBA image `w` pixels wide at canvas pixel `at` (the cells that
 /// [`crate::charts::bitmap`] paints instead of one rectangle each).
-fn paint(c: &HtmlCanvasElement, f: &Frame, w: usize, data: &[u8]) {
+fn paint(c: &HtmlCanvasElement, at: (i32, i32), w: usize, data: &[u8]) {
     let Ok(Some(ctx)) = c.get_context("2d") else { return };
     let ctx: web_sys::CanvasRenderingContext2d = ctx.unchecked_into();
     let h = data.len() / 4 / w.max(1);
     if let Ok(img) =
         web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(data), w as u32, h as u32)
     {
-        ctx.put_image_data(&img, f64::from(f.px.0), f64::from(f.py.0)).ok();
+        ctx.put_image_data(&img, f64::from(at.0), f64::from(at.1)).ok();
     }
 }
 
@@ -66,9 +70,10 @@ pub fn hover(kind: ChartKind, e: &MouseEvent) {
         return;
     };
     let Some(c) = els.chart(kind) else { return };
-    // The canvas may be scaled by CSS: from CSS pixels to canvas pixels.
-    let sx = f64::from(c.canvas.width()) / f64::from(c.canvas.client_width().max(1));
-    let sy = f64::from(c.canvas.height()) / f64::from(c.canvas.client_height().max(1));
+    // From CSS pixels to the chart's nominal pixels (its frame's).
+    let (nw, nh) = super::measured::nominal(&c.canvas);
+    let sx = f64::from(nw) / f64::from(c.canvas.client_width().max(1));
+    let sy = f64::from(nh) / f64::from(c.canvas.client_height().max(1));
     let px = (f64::from(e.offset_x()) * sx) as i32;
     let py = (f64::from(e.offset_y()) * sy) as i32;
     let Some(at) = drawn.frame.to_data(px, py) else { return };

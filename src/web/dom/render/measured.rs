@@ -4,6 +4,11 @@
 //! first dashboard's time). Here `estimate_text_size` asks the 2-D context's `measureText`
 //! instead (same font string as plotters-canvas draws with; no page layout). Everything else
 //! is passed through.
+//!
+//! **Sharp at every size**: a chart is laid out at its nominal size (the canvas's declared
+//! `width` × `height`, kept in `data-width`/`data-height`), so its fonts and margins are the
+//! style's; the canvas's pixels are its displayed size × `devicePixelRatio`, and the context's
+//! transform maps the one onto the other. Nothing is stretched as a bitmap.
 
 use plotters::prelude::DrawingBackend;
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
@@ -13,17 +18,61 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 type Error = DrawingErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>;
 
-/// [`CanvasBackend`] whose text sizes come from `measureText`.
+/// [`CanvasBackend`] whose text sizes come from `measureText`, drawn at the display's
+/// resolution.
 pub struct MeasuredCanvas {
     inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
+    nominal: (u32, u32),
+    scale: (f64, f64),
+}
+
+/// A canvas's nominal size: its declared size, recorded on first use.
+pub fn nominal(canvas: &HtmlCanvasElement) -> (u32, u32) {
+    let read = |k: &str| canvas.get_attribute(k).and_then(|v| v.parse::<u32>().ok());
+    if let (Some(w), Some(h)) = (read("data-width"), read("data-height")) {
+        return (w, h);
+    }
+    let (w, h) = (canvas.width().max(1), canvas.height().max(1));
+    canvas.set_attribute("data-width", &w.to_string()).ok();
+    canvas.set_attribute("data-height", &h.to_string()).ok();
+    (w, h)
+}
+
+/// The backing store for a chart of nominal size `(w, h)` shown at `(cw, ch)` CSS px (0 when
+/// not laid out) on a display of `dpr`: the nominal aspect, as many pixels as the display
+/// shows (object-fit: contain shows the smaller ratio).
+pub fn backing((w, h): (u32, u32), (cw, ch): (f64, f64), dpr: f64) -> (u32, u32) {
+    let (w, h) = (f64::from(w), f64::from(h));
+    let shown = match (cw > 0.0, ch > 0.0) {
+        (true, true) => (cw / w).min(ch / h),
+        (true, false) => cw / w,
+        _ => 1.0,
+    };
+    let k = (shown * dpr.max(1.0)).clamp(0.25, 8.0);
+    ((w * k).round().max(1.0) as u32, (h * k).round().max(1.0) as u32)
 }
 
 impl MeasuredCanvas {
     /// The backend for `canvas`, or `None` without a 2-D context.
     pub fn new(canvas: &HtmlCanvasElement) -> Option<Self> {
+        let nominal = nominal(canvas);
+        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+        let shown = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
+        let (bw, bh) = backing(nominal, shown, dpr);
+        if (canvas.width(), canvas.height()) != (bw, bh) {
+            canvas.set_width(bw);
+            canvas.set_height(bh);
+        }
         let ctx = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
-        Some(Self { inner: CanvasBackend::with_canvas_object(canvas.clone())?, ctx })
+        let scale = (f64::from(bw) / f64::from(nominal.0), f64::from(bh) / f64::from(nominal.1));
+        ctx.set_transform(scale.0, 0.0, 0.0, scale.1, 0.0, 0.0).ok()?;
+        Some(Self { inner: CanvasBackend::with_canvas_object(canvas.clone())?, ctx, nominal, scale })
+    }
+
+    /// Canvas pixels per nominal pixel (x, y).
+    pub fn scale(&self) -> (f64, f64) {
+        self.scale
     }
 }
 
@@ -31,7 +80,7 @@ impl DrawingBackend for MeasuredCanvas {
     type ErrorType = <CanvasBackend as DrawingBackend>::ErrorType;
 
     fn get_size(&self) -> (u32, u32) {
-        self.inner.get_size()
+        self.nominal
     }
     fn ensure_prepared(&mut self) -> Result<(), Error> {
         self.inner.ensure_prepared()

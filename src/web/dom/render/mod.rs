@@ -109,6 +109,7 @@ fn draw_from(k: usize, id: u32) {
 /// The stress table in the model's order.
 pub fn table() {
     let Some((els, p, view)) = runtime::shown() else { return };
+    super::theme::apply();
     let sort = view.sort;
     let body = &els.table_body;
     body.set_text_content(None);
@@ -155,7 +156,7 @@ pub fn download(export: Export) {
         Export::Chart(kind, _) => els.chart(kind).map(|c| c.canvas.clone()),
         _ => None,
     };
-    let size = canvas.as_ref().map_or((640, 400), |c| (c.width(), c.height()));
+    let size = canvas.as_ref().map_or((640, 400), measured::nominal);
     match (export, export.file(&p, &view, size)) {
         (Export::Chart(_, ImageFormat::Png), _) => {
             if let Some(url) = canvas.and_then(|c| c.to_data_url().ok()) {
