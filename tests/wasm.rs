@@ -101,7 +101,7 @@ fn charts_draw_on_an_offscreen_canvas() {
     canvas.set_width(400);
     canvas.set_height(300);
     let root = plotters_canvas::CanvasBackend::with_canvas_object(canvas.clone()).unwrap().into_drawing_area();
-    let frame = charts::stress_bars(&root, &r).unwrap();
+    let frame = charts::stress_bars(&root, &r, false).unwrap();
     root.present().unwrap();
     assert!(frame.px.0 < frame.px.1 && frame.py.0 < frame.py.1);
     let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().unchecked_into();
