@@ -62,15 +62,19 @@ export async function launch() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const newPage = browser.newPage.bind(browser);
+  const expand = () => document.addEventListener('DOMContentLoaded', () => {
+    for (const d of document.querySelectorAll('details.group')) d.open = true;
+  });
+  const [newPage, newContext] = [browser.newPage.bind(browser), browser.newContext.bind(browser)];
   browser.newPage = async ({ collapsed = false, ...options } = {}) => {
     const page = await newPage(options);
-    if (!collapsed) {
-      await page.addInitScript(() => document.addEventListener('DOMContentLoaded', () => {
-        for (const d of document.querySelectorAll('details.group')) d.open = true;
-      }));
-    }
+    if (!collapsed) await page.addInitScript(expand);
     return page;
+  };
+  browser.newContext = async ({ collapsed = false, ...options } = {}) => {
+    const context = await newContext(options);
+    if (!collapsed) await context.addInitScript(expand);
+    return context;
   };
   return browser;
 }

@@ -59,7 +59,8 @@ test('tokens from files are text, never markup, in every read-out and export', a
   await page.$eval('#chart-heatmap', (c) => c.scrollIntoView());
   const box = await page.$eval('#chart-heatmap', (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
   let tokens = '';
-  for (let f = 0.2; f < 0.8 && !tokens; f += 0.1) {
+  const markup = (t) => t.includes('<img') || t.includes('<b>bold</b>');
+  for (let f = 0.15; f < 0.95 && !markup(tokens); f += 0.05) {
     await page.mouse.move(box.x + box.w * 0.4, box.y + box.h * f);
     tokens = await page.$eval('#position-tokens', (e) => e.textContent);
   }
