@@ -33,6 +33,7 @@ fn restyle_soon() {
     }
     let cb = Closure::once_into_js(|| {
         PENDING.with(|p| p.set(false));
+        super::render::remember_shown();
         runtime::dispatch(Msg::Restyle);
     });
     if let Some(w) = web_sys::window() {

@@ -53,12 +53,31 @@ pub fn backing((w, h): (u32, u32), (cw, ch): (f64, f64), dpr: f64) -> (u32, u32)
     ((w * k).round().max(1.0) as u32, (h * k).round().max(1.0) as u32)
 }
 
+/// The CSS size a canvas is shown at: as [`remember_shown`] read it (all canvases in one
+/// layout), else read now.
+fn shown(canvas: &HtmlCanvasElement) -> (f64, f64) {
+    let kept = canvas.get_attribute("data-shown").and_then(|v| {
+        let (w, h) = v.split_once(' ')?;
+        Some((w.parse().ok()?, h.parse().ok()?))
+    });
+    kept.unwrap_or_else(|| (f64::from(canvas.client_width()), f64::from(canvas.client_height())))
+}
+
+/// Reads the displayed size of every canvas in `canvases` first, then keeps it on each
+/// (`data-shown`): one page layout for all of them, instead of one per chart drawn.
+pub fn remember_shown(canvases: &[HtmlCanvasElement]) {
+    let sizes: Vec<(i32, i32)> = canvases.iter().map(|c| (c.client_width(), c.client_height())).collect();
+    for (c, (w, h)) in canvases.iter().zip(sizes) {
+        c.set_attribute("data-shown", &format!("{w} {h}")).ok();
+    }
+}
+
 impl MeasuredCanvas {
     /// The backend for `canvas`, or `None` without a 2-D context.
     pub fn new(canvas: &HtmlCanvasElement) -> Option<Self> {
         let nominal = nominal(canvas);
         let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-        let shown = (f64::from(canvas.client_width()), f64::from(canvas.client_height()));
+        let shown = shown(canvas);
         let (bw, bh) = backing(nominal, shown, dpr);
         if (canvas.width(), canvas.height()) != (bw, bh) {
             canvas.set_width(bw);

@@ -46,7 +46,18 @@ pub fn results(id: u32) {
     table();
     claims(&els.claims, r);
     super::lecture::render();
+    remember_shown();
     draw_from(0, id);
+}
+
+/// Keeps the displayed size of every dashboard chart (read in one layout).
+pub fn remember_shown() {
+    let Some(Some(canvases)) = runtime::with(|rt| {
+        Some(ChartKind::ALL.iter().filter_map(|&k| rt.els.chart(k).map(|c| c.canvas.clone())).collect::<Vec<_>>())
+    }) else {
+        return;
+    };
+    measured::remember_shown(&canvases);
 }
 
 /// The claims panel: per finding an `li` with `data-claim`, `data-holds` (`true`, `false`,
