@@ -65,12 +65,8 @@ export async function launch() {
   const expand = () => document.addEventListener('DOMContentLoaded', () => {
     for (const d of document.querySelectorAll('details.group')) d.open = true;
   });
-  const [newPage, newContext] = [browser.newPage.bind(browser), browser.newContext.bind(browser)];
-  browser.newPage = async ({ collapsed = false, ...options } = {}) => {
-    const page = await newPage(options);
-    if (!collapsed) await page.addInitScript(expand);
-    return page;
-  };
+  // (browser.newPage makes its page's context with browser.newContext, options included.)
+  const newContext = browser.newContext.bind(browser);
   browser.newContext = async ({ collapsed = false, ...options } = {}) => {
     const context = await newContext(options);
     if (!collapsed) await context.addInitScript(expand);
