@@ -2,7 +2,8 @@
 # The engine benchmark: posgeo (release) against a straightforward numpy/scipy pipeline
 # (bench/baseline.py), per stage, on an IMDB-sized and an SST-2-sized corpus generated
 # reproducibly by bench/make_corpora.py; plus the eigensolvers (faer vs nalgebra) and an
-# n = 2048 run. Writes bench-data/results.md. Needs numpy and scipy (installed with pip).
+# n = 2048 run. Writes bench-data/results.md and the current table of docs/PERFORMANCE.md (between
+# its bench/run.sh markers). Needs numpy and scipy (installed with pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy
@@ -51,4 +52,14 @@ for r in rows:
         lines.append(f"| synth n=2048, CLI end to end, SMACOF cap {r['smacof_iter']} | 2048 | 2000 | total | {r['total']:.2f} | {base['total']:.2f} (no SMACOF) | {base['total']/r['total']:.1f}× |")
 open("bench-data/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
+# The current table of docs/PERFORMANCE.md, between its markers: date, machine, this run.
+import datetime, os, platform, re
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+mem = next((int(l.split()[1]) // 1024 // 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
+head = (f"Measured {datetime.date.today().isoformat()} by `bash bench/run.sh` on {os.cpu_count()} cores of {cpu}, "
+        f"{mem} GiB; every ratio is posgeo (release) against the numpy/scipy baseline (bench/baseline.py) in the same run.")
+block = "<!-- bench/run.sh:begin -->\n" + head + "\n\n" + "\n".join(lines) + "\n<!-- bench/run.sh:end -->"
+doc = open("docs/PERFORMANCE.md").read()
+doc = re.sub(r"<!-- bench/run.sh:begin -->.*?<!-- bench/run.sh:end -->", lambda _: block, doc, flags=re.S)
+open("docs/PERFORMANCE.md", "w").write(doc)
 PY
