@@ -41,6 +41,7 @@ pub mod preset;
 pub mod procrustes;
 pub mod rank_curve;
 pub mod report;
+pub mod sketch;
 pub mod smacof;
 pub mod stress;
 pub mod synth;

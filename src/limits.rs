@@ -43,13 +43,47 @@ pub fn check(what: &str, bytes: u64) -> Result<()> {
     Ok(())
 }
 
-/// Approximate peak bytes of the numeric stages for n positions and model dimension d:
-/// about a dozen n×n f64 matrices plus the encodings' n×d tables.
+/// Approximate peak bytes of the numeric stages for n positions and model dimension d, in
+/// n×n f64 matrices: D, the eigenvectors and D's prepared pairs and ranks stay resident (3);
+/// the eigen-step adds B and the solver's work (2); measuring one encoding adds its δ, its
+/// pairs, their sort and ranks (3) — no encoding keeps its δ (see [`crate::sketch`]) —, plus
+/// the encodings' n×d tables. Natively the encodings are measured side by side, but the
+/// native budget is ten times the tab's.
 pub fn working_memory(n: usize, d: usize) -> u64 {
     let (n, d) = (n as u64, d as u64);
     8u64.saturating_mul(
-        12u64.saturating_mul(n.saturating_mul(n)).saturating_add(4u64.saturating_mul(n.saturating_mul(d))),
+        6u64.saturating_mul(n.saturating_mul(n)).saturating_add(4u64.saturating_mul(n.saturating_mul(d))),
     )
+}
+
+/// Fails, before any n×n matrix is allocated, when n positions at model dimension d would
+/// need more than the budget; the message gives the estimate and the largest max_len that fits.
+pub fn check_positions(n: usize, d: usize) -> Result<()> {
+    let need = working_memory(n, d);
+    if need > MEMORY_BUDGET {
+        return Err(PosgeoError::TooLarge(format!(
+            "the analysis of n = {n} positions at d = {d} would need about {} for its n×n matrices, more than the memory budget of {}: set max_len to at most {} (or lower d)",
+            human(need),
+            human(MEMORY_BUDGET),
+            largest_n(d)
+        )));
+    }
+    Ok(())
+}
+
+/// The largest number of positions whose [`working_memory`] at model dimension d fits the
+/// budget (what a refusal suggests as max_len).
+pub fn largest_n(d: usize) -> usize {
+    let (mut lo, mut hi) = (1usize, 1usize << 20);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if working_memory(mid, d) <= MEMORY_BUDGET {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
 }
 
 /// `a × b × c` or `None` on overflow.
@@ -78,5 +112,17 @@ mod tests {
         assert!(e.contains("the table would need") && e.contains("memory budget"), "{e}");
         assert_eq!(product(&[u64::MAX, 2]), None);
         assert_eq!(product(&[3, 4, 5]), Some(60));
+    }
+
+    #[test]
+    fn the_largest_n_is_the_edge_of_the_budget() {
+        for d in [1, 768, 4096] {
+            let n = largest_n(d);
+            assert!(working_memory(n, d) <= MEMORY_BUDGET && working_memory(n + 1, d) > MEMORY_BUDGET, "d = {d}");
+        }
+        let e = check_positions(largest_n(768) + 1, 768).unwrap_err().to_string();
+        assert!(e.contains(&format!("max_len to at most {}", largest_n(768))), "{e}");
+        // n = 4096 positions at the default d = 768 fit the tab's budget too.
+        assert!(working_memory(4096, 768) <= 3 << 29);
     }
 }

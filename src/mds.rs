@@ -40,13 +40,21 @@ pub fn double_centre(d: &DistanceMatrix) -> Mat<f64> {
 impl Spectrum {
     /// Classical MDS of a distance matrix.
     pub fn of_distances(d: &DistanceMatrix) -> Result<Self> {
-        Self::of_symmetric(&double_centre(d))
+        let b = double_centre(d);
+        let evd = b.self_adjoint_eigen(Side::Lower).map_err(|_| PosgeoError::Eigen)?;
+        drop(b); // (one n×n matrix fewer while the eigenvectors are copied out)
+        Ok(Self::of_evd(&evd))
     }
 
     /// Eigen-decomposition of a symmetric matrix (only the lower triangle is read).
     pub fn of_symmetric(b: &Mat<f64>) -> Result<Self> {
-        let n = b.nrows();
         let evd = b.self_adjoint_eigen(Side::Lower).map_err(|_| PosgeoError::Eigen)?;
+        Ok(Self::of_evd(&evd))
+    }
+
+    /// Eigenvalues descending and sign-fixed eigenvectors from faer's decomposition.
+    fn of_evd(evd: &faer::linalg::solvers::SelfAdjointEigen<f64>) -> Self {
+        let n = evd.U().nrows();
         let (s, u) = (evd.S(), evd.U());
         // faer returns ascending eigenvalues: reverse.
         let mut eigenvalues = Vec::with_capacity(n);
@@ -63,7 +71,7 @@ impl Spectrum {
             let sign = if col.get(lead).copied().unwrap_or(0.0) < 0.0 { -1.0 } else { 1.0 };
             vectors.extend(col.iter().map(|v| v * sign));
         }
-        Ok(Spectrum { eigenvalues, vectors, n })
+        Spectrum { eigenvalues, vectors, n }
     }
 
     /// Number of points.

@@ -4,7 +4,7 @@
 //! δ_ij = ‖p_i − p_j‖₂ (SPEC §5).
 
 use crate::metric::{upper_gram, DistanceMatrix};
-use faer::{Mat, MatRef};
+use faer::{MatMut, MatRef};
 use serde::{Deserialize, Serialize};
 
 /// n points in `dim` dimensions, row-major.
@@ -46,24 +46,29 @@ impl Points {
     }
 
     /// δ_ij = ‖p_i − p_j‖₂ for every pair. Uses the Gram identity
-    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM, upper triangle only) and recomputes
-    /// directly the pairs where that subtraction would lose digits.
+    /// δ² = ‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩ (one GEMM, upper triangle only, written into δ's own
+    /// buffer: one n×n matrix, no second one for the Gram matrix) and recomputes directly the
+    /// pairs where that subtraction would lose digits.
     pub fn distances(&self) -> DistanceMatrix {
         let (n, dim) = (self.n, self.dim);
         if dim == 0 {
             return DistanceMatrix::from_fn(n, |_, _| 0.0);
         }
-        let mut g = Mat::<f64>::zeros(n, n);
-        upper_gram(MatRef::from_row_major_slice(&self.data, n, dim), g.as_mut(), true);
-        DistanceMatrix::from_fn(n, |i, j| {
-            let scale = g[(i, i)] + g[(j, j)];
-            let sq = scale - 2.0 * g[(i, j)];
-            if sq > 0.1 * scale {
-                sq.sqrt()
-            } else {
-                self.direct(i, j)
+        let mut data = vec![0.0; n * n];
+        let a = MatRef::from_row_major_slice(&self.data, n, dim);
+        upper_gram(a, MatMut::from_row_major_slice_mut(&mut data, n, n), true);
+        let norms: Vec<f64> = (0..n).map(|i| data[i * n + i]).collect();
+        for i in 0..n {
+            data[i * n + i] = 0.0;
+            for j in i + 1..n {
+                let scale = norms[i] + norms[j];
+                let sq = scale - 2.0 * data[i * n + j];
+                let v = if sq > 0.1 * scale { sq.sqrt() } else { self.direct(i, j) };
+                data[i * n + j] = v;
+                data[j * n + i] = v;
             }
-        })
+        }
+        DistanceMatrix::from_row_major(n, data)
     }
 
     /// ‖p_i − p_j‖₂ by its definition.

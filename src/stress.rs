@@ -53,6 +53,11 @@ impl Target {
         let ranks = ranks(&upper);
         Ok(Target { upper, sum_sq, ranks })
     }
+
+    /// D over the pairs i < j, row order.
+    pub fn upper(&self) -> &[f64] {
+        &self.upper
+    }
 }
 
 /// Compares δ with D (convenience for one comparison; see [`stress_against`]).

@@ -9,6 +9,7 @@ use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
+use crate::sketch::Sketch;
 use crate::stress;
 
 /// The report key of learned table k of `count`: `learned` alone, else `learned:<name>`.
@@ -71,7 +72,7 @@ pub(super) fn build(
     let target = stress::Target::new(distances)?;
     let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
     let target_x = spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
-    let target = Targets { d: target, x: target_x };
+    let target = Targets { d: target, x: target_x, n };
     let total = EncodingKind::BUILT_IN.len() + learned.len();
     let mut compared: Vec<Slot> = Vec::with_capacity(total);
     let mut cancelled = false;
@@ -136,7 +137,7 @@ pub(super) fn measure_all(
         known.push(match slot {
             Slot::Ready(c) => Some(*c),
             Slot::Pending(name, encoding) => match given.next() {
-                Some((delta, stress, procrustes)) => Some(Compared { name, encoding, delta, stress, procrustes }),
+                Some((sketch, stress, procrustes)) => Some(Compared { name, encoding, sketch, stress, procrustes }),
                 None => {
                     todo.push((name, encoding));
                     None
@@ -150,37 +151,40 @@ pub(super) fn measure_all(
         measured.extend(crate::par::map(batch.len(), |k| measure(&batch[k].1, &targets)));
     }
     // `measured` follows `todo`, and the empty slots of `known` take them in order.
-    let mut measured = todo.into_iter().zip(measured).map(|((name, encoding), (delta, stress, procrustes))| Compared {
-        name,
-        encoding,
-        delta,
-        stress,
-        procrustes,
+    let mut measured = todo.into_iter().zip(measured).map(|((name, encoding), (sketch, stress, procrustes))| {
+        Compared { name, encoding, sketch, stress, procrustes }
     });
     Ok(known.into_iter().filter_map(|k| k.or_else(|| measured.next())).collect())
 }
 
-/// An encoding's distances δ, its stress against D and its Procrustes alignment.
-pub type Measure = (DistanceMatrix, stress::StressReport, crate::procrustes::Alignment);
+/// What an analysis keeps of an encoding's measures: the charts' sketch of its δ, its stress
+/// against D and its Procrustes alignment.
+pub type Measure = (Sketch, stress::StressReport, crate::procrustes::Alignment);
 
-/// Measures `encodings` against D and the PMDS coordinates `x` — what the page's helper
+/// Measures `encodings` against D and the PMDS coordinates `x` (both over the encodings'
+/// positions), sketching δ on the grid of the corpus's `n` positions — what the page's helper
 /// workers do with their share of [`super::Staged::pending`]; the same numbers as measuring
 /// them in the pipeline.
-pub fn measure_encodings(d: &DistanceMatrix, x: &Points, encodings: &[Encoding]) -> Result<Vec<Measure>> {
-    let targets = Targets { d: stress::Target::new(d)?, x: x.clone() };
+pub fn measure_encodings(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[Encoding]) -> Result<Vec<Measure>> {
+    let targets = Targets { d: stress::Target::new(d)?, x: x.clone(), n };
     Ok(encodings.iter().map(|e| measure(e, &targets)).collect())
 }
 
-/// What every encoding is compared with: D, and the PMDS coordinates for Procrustes.
+/// What every encoding is compared with: D, the PMDS coordinates for Procrustes, and the
+/// corpus's number of positions (the sketch's grid).
 struct Targets {
     d: stress::Target,
     x: Points,
+    n: usize,
 }
 
-/// An encoding's distances, stress and Procrustes alignment.
+/// An encoding's stress and Procrustes alignment, and the sketch of its δ. δ itself (n×n)
+/// lives only while it is read.
 fn measure(encoding: &Encoding, target: &Targets) -> Measure {
     let delta = encoding.distances();
     let stress = stress::stress_against(&delta, &target.d);
+    let sketch = Sketch::of(&delta, target.d.upper(), target.n, stress.scale);
+    drop(delta);
     let procrustes = crate::procrustes::align(&target.x, &encoding.points);
-    (delta, stress, procrustes)
+    (sketch, stress, procrustes)
 }

@@ -35,9 +35,9 @@ pub fn add_extra(analysis: &mut Analysis, extra: Vec<(String, Points)>) -> Resul
         let (d, x) = super::layers::restricted(analysis, m);
         let parameters = (m * points.dim) as u64;
         let encoding = Encoding { kind: EncodingKind::Learned, points, parameters, iterations: 0, stop: None };
-        let mut measured = super::measure_encodings(&d, &x, std::slice::from_ref(&encoding))?;
-        let Some((delta, stress, procrustes)) = measured.pop() else { continue };
-        analysis.compared.push(Compared { name, encoding, delta, stress, procrustes });
+        let mut measured = super::measure_encodings(&d, &x, n, std::slice::from_ref(&encoding))?;
+        let Some((sketch, stress, procrustes)) = measured.pop() else { continue };
+        analysis.compared.push(Compared { name, encoding, sketch, stress, procrustes });
     }
     Ok(())
 }

@@ -113,10 +113,10 @@ pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &La
     }
     let (d, x) = restricted(analysis, plan.positions);
     let encodings: Vec<Encoding> = rows.iter().map(|(_, e)| e.clone()).collect();
-    let measures = measure_par(&d, &x, &encodings)?;
+    let measures = measure_par(&d, &x, analysis.counts.n, &encodings)?;
     analysis.compared.retain(|c| c.encoding.kind != EncodingKind::Layer);
-    for ((name, encoding), (delta, stress, procrustes)) in rows.into_iter().zip(measures) {
-        analysis.compared.push(Compared { name, encoding, delta, stress, procrustes });
+    for ((name, encoding), (sketch, stress, procrustes)) in rows.into_iter().zip(measures) {
+        analysis.compared.push(Compared { name, encoding, sketch, stress, procrustes });
     }
     analysis.layers = Some(LayersInfo {
         model_type: model.config.model_type.clone(),
@@ -130,8 +130,8 @@ pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &La
 }
 
 /// [`super::measure_encodings`] on every core.
-fn measure_par(d: &DistanceMatrix, x: &Points, encodings: &[Encoding]) -> Result<Vec<super::Measure>> {
-    let parts = crate::par::map(encodings.len(), |k| super::measure_encodings(d, x, &encodings[k..k + 1]));
+fn measure_par(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[Encoding]) -> Result<Vec<super::Measure>> {
+    let parts = crate::par::map(encodings.len(), |k| super::measure_encodings(d, x, n, &encodings[k..k + 1]));
     let mut out = Vec::with_capacity(encodings.len());
     for p in parts {
         out.extend(p?);

@@ -35,10 +35,7 @@ pub fn stage(
     report(Stage::Counting, 1.0)?;
     let counts = PositionalCounts::from_table(table, &params.count_params().table())?;
     let (n, d) = (counts.n, params.encodings.d);
-    crate::limits::check(
-        &format!("the analysis of n = {n} positions at d = {d} (its n×n matrices)"),
-        crate::limits::working_memory(n, d),
-    )?;
+    crate::limits::check_positions(n, d)?;
     report(Stage::Distances, 0.0)?;
     let distances = metric::distances(&counts, params.alpha, params.metric)?;
     if distances.max() <= 0.0 {

@@ -67,7 +67,8 @@ fn measures_made_elsewhere_equal_the_pipelines() {
     p.encodings.d = 12;
     let table: Vec<Vec<f64>> = (0..30).map(|i| vec![i as f64, (i as f64).sqrt()]).collect();
     let learned = [("t".to_string(), table)];
-    let whole = analyze(&corpus, &p, &learned, &mut |_| true).unwrap().report(true);
+    let whole_analysis = analyze(&corpus, &p, &learned, &mut |_| true).unwrap();
+    let whole = whole_analysis.report(true);
     let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
     for share in [0, 3, 100] {
         let mut staged = stage(&counted, p.examples(&corpus.sequences), &p, &learned, &mut |_| true).unwrap();
@@ -80,9 +81,12 @@ fn measures_made_elsewhere_equal_the_pipelines() {
         let mine: Vec<Encoding> = staged.pending().into_iter().take(share).cloned().collect();
         // The trip: a copy of D's buffer, of x and of the encodings.
         let d = DistanceMatrix::from_row_major(d.n(), d.as_slice().to_vec());
-        let given = measure_encodings(&d, &x.clone(), &mine).unwrap();
+        let given = measure_encodings(&d, &x.clone(), d.n(), &mine).unwrap();
         staged.corpus_side();
-        let report = staged.finish(given, &mut |_| true).unwrap().report(true);
-        assert_eq!(report, whole, "{share} measured elsewhere");
+        let finished = staged.finish(given, &mut |_| true).unwrap();
+        assert_eq!(finished.report(true), whole, "{share} measured elsewhere");
+        // The charts' sketches of δ too.
+        let sketches = |a: &Analysis| a.compared.iter().map(|c| c.sketch.clone()).collect::<Vec<_>>();
+        assert_eq!(sketches(&finished), sketches(&whole_analysis), "{share} measured elsewhere");
     }
 }

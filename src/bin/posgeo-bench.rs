@@ -170,11 +170,15 @@ mod bench {
                         pmds_dim: r_tau.min(params.encodings.d).max(1),
                         rank: r_e,
                     };
-                    let e = encodings::build(kind, n, &params.encodings, geometry, &mut |_| {}).expect("encoding");
+                    let (e, t0) =
+                        time(|| encodings::build(kind, n, &params.encodings, geometry, &mut |_| {}).expect("encoding"));
                     let (delta, t) = time(|| e.distances());
                     let (_, t2) = time(|| stress::stress_against(&delta, &target));
                     if std::env::var_os("POSGEO_BENCH_VERBOSE").is_some() {
-                        eprintln!("{:?}: {} iterations, distances {t:.3}s, stress {t2:.3}s", kind, e.iterations);
+                        eprintln!(
+                            "{kind:?}: built in {t0:.3}s ({} iterations), distances {t:.3}s, stress {t2:.3}s",
+                            e.iterations
+                        );
                     }
                 }
                 monotonicity::violation_rate(&d)

@@ -13,8 +13,6 @@ use crate::analysis::{measure_encodings, Measure, Staged};
 use crate::encodings::Encoding;
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
-use crate::procrustes::Alignment;
-use crate::stress::StressReport;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -46,7 +44,7 @@ struct MeasureJobRef<'a> {
 }
 
 /// A helper's answer: per encoding, δ (row-major), its stress and its alignment.
-type Answer = Vec<(Vec<f64>, StressReport, Alignment)>;
+type Answer = Vec<Measure>;
 
 /// How many helpers measure `count` encodings of an n-position run (0: none).
 fn helpers_for(n: usize, count: usize) -> usize {
@@ -102,12 +100,12 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     (given, by)
 }
 
-/// A helper's answer as measures: `count` of them, each δ n×n.
+/// A helper's answer as measures: `count` of them, each sketched on the grid of n positions.
 fn decode(data: &JsValue, n: usize, count: usize) -> Option<Vec<Measure>> {
     let bytes = js_sys::Reflect::get(data, &"measured".into()).ok()?.dyn_into::<js_sys::Uint8Array>().ok()?;
     let answer: Answer = postcard::from_bytes(&bytes.to_vec()).ok()?;
-    (answer.len() == count && answer.iter().all(|(delta, ..)| delta.len() == n * n))
-        .then(|| answer.into_iter().map(|(delta, s, a)| (DistanceMatrix::from_row_major(n, delta), s, a)).collect())
+    let side = crate::sketch::side(n);
+    (answer.len() == count && answer.iter().all(|(sketch, ..)| sketch.blocks.len() == side * side)).then_some(answer)
 }
 
 /// The helper's side: measures its share and answers `{ measured }` (or `{ error }`).
@@ -126,12 +124,9 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
                 return Err("D is not n×n".to_string());
             }
             let d = DistanceMatrix::from_row_major(job.n, job.d);
-            measure_encodings(&d, &job.x, &job.encodings).map_err(|e| e.to_string())
+            measure_encodings(&d, &job.x, job.n, &job.encodings).map_err(|e| e.to_string())
         })
-        .and_then(|measures| {
-            let answer: Answer = measures.into_iter().map(|(delta, s, a)| (delta.as_slice().to_vec(), s, a)).collect();
-            postcard::to_allocvec(&answer).map_err(|e| e.to_string())
-        });
+        .and_then(|measures| postcard::to_allocvec(&measures).map_err(|e| e.to_string()));
     match answer {
         Ok(bytes) => {
             let arr = js_sys::Uint8Array::from(&bytes[..]);

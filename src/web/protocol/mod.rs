@@ -166,7 +166,7 @@ pub struct Heat {
 }
 
 /// Blocks per side of [`Heat`].
-pub const HEAT_BLOCKS: usize = 48;
+pub use crate::sketch::HEAT_BLOCKS;
 
 /// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs). The
 /// matrix's key is the report's `metric` and the coordinates have `report.n` rows, so only
@@ -232,7 +232,7 @@ fn one() -> usize {
 }
 
 /// Pairs sampled for each Shepard diagram.
-pub const SHEPARD_SAMPLES: usize = 4000;
+pub use crate::sketch::SHEPARD_SAMPLES;
 
 /// The corpus a request names.
 pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
@@ -279,7 +279,7 @@ mod payload;
 mod session;
 pub use session::{Begun, Layers, Pending, Session};
 pub mod shipped;
-pub use payload::block_means;
+pub use crate::sketch::block_means;
 use payload::payload_of;
 
 #[cfg(test)]
