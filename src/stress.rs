@@ -34,12 +34,13 @@ pub struct StressReport {
 }
 
 /// The corpus side of every comparison, computed once per analysis: D over the pairs
-/// i < j, Σ D², and D's ranks.
-#[derive(Debug, Clone, PartialEq)]
+/// i < j, Σ D², and D's ranks (doubled, see [`doubled_ranks`]). It is all that measuring an
+/// encoding needs of D (the page's helper workers receive it instead of D).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Target {
     upper: Vec<f64>,
     sum_sq: f64,
-    ranks: Vec<f64>,
+    ranks: Vec<u32>,
 }
 
 impl Target {
@@ -50,13 +51,19 @@ impl Target {
         if sum_sq <= 0.0 {
             return Err(PosgeoError::NoGeometry);
         }
-        let ranks = ranks(&upper);
+        let ranks = doubled_ranks(&upper);
         Ok(Target { upper, sum_sq, ranks })
     }
 
     /// D over the pairs i < j, row order.
     pub fn upper(&self) -> &[f64] {
         &self.upper
+    }
+
+    /// Whether it holds the n(n−1)/2 pairs of n positions (a check on one that travelled).
+    pub fn holds_pairs_of(&self, n: usize) -> bool {
+        let pairs = n * n.saturating_sub(1) / 2;
+        self.upper.len() == pairs && self.ranks.len() == pairs
     }
 }
 
@@ -67,21 +74,59 @@ pub fn stress(delta: &DistanceMatrix, target: &DistanceMatrix) -> Result<StressR
 
 /// Compares δ with a prepared D.
 pub fn stress_against(delta: &DistanceMatrix, target: &Target) -> StressReport {
-    let (d, t, tt) = (delta.upper(), &target.upper, target.sum_sq);
-    let (mut dd, mut dt) = (0.0, 0.0);
-    for (&x, &y) in d.iter().zip(t) {
-        dd += x * x;
-        dt += x * y;
+    let upper = delta.upper();
+    let sums = Sums::of(&upper, target);
+    let monotonicity = monotonicity::violation_rate(delta);
+    sums.finish(monotonicity, delta.lags(), upper, target)
+}
+
+/// Compares δ with a prepared D, taking δ: `sketch` reads δ with its scale a* before δ is
+/// released, and only then are δ's pairs sorted for Spearman's ρ — so the sort never sits
+/// beside δ. The same numbers as [`stress_against`].
+pub fn stress_consuming<S>(
+    delta: DistanceMatrix,
+    target: &Target,
+    sketch: impl FnOnce(&DistanceMatrix, f64) -> S,
+) -> (StressReport, S) {
+    let upper = delta.upper();
+    let sums = Sums::of(&upper, target);
+    let sketched = sketch(&delta, sums.scale);
+    let monotonicity = monotonicity::violation_rate(&delta);
+    let lags = delta.lags().map(<[f64]>::to_vec);
+    drop(delta);
+    (sums.finish(monotonicity, lags.as_deref(), upper, target), sketched)
+}
+
+/// σ, σ* and a* of δ's pairs against D's.
+struct Sums {
+    raw: f64,
+    scaled: f64,
+    scale: f64,
+}
+
+impl Sums {
+    fn of(d: &[f64], target: &Target) -> Sums {
+        let (t, tt) = (&target.upper, target.sum_sq);
+        let (mut dd, mut dt) = (0.0, 0.0);
+        for (&x, &y) in d.iter().zip(t) {
+            dd += x * x;
+            dt += x * y;
+        }
+        let raw: f64 = d.iter().zip(t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
+        let scale = if dd > 0.0 { dt / dd } else { 0.0 };
+        let scaled: f64 = d.iter().zip(t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
+        Sums { raw, scaled, scale }
     }
-    let raw: f64 = d.iter().zip(t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
-    let scale = if dd > 0.0 { dt / dd } else { 0.0 };
-    let scaled: f64 = d.iter().zip(t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
-    StressReport {
-        raw_stress: raw,
-        scaled_stress: scaled,
-        scale,
-        spearman: pearson(&pair_ranks(delta, &d), &target.ranks),
-        monotonicity_violation_rate: monotonicity::violation_rate(delta),
+
+    /// The report, with Spearman's ρ from δ's pairs `upper` (taken: their sort replaces them).
+    fn finish(self, monotonicity: Option<f64>, lags: Option<&[f64]>, upper: Vec<f64>, target: &Target) -> StressReport {
+        StressReport {
+            raw_stress: self.raw,
+            scaled_stress: self.scaled,
+            scale: self.scale,
+            spearman: pearson(&doubled_pair_ranks(lags, upper), &target.ranks),
+            monotonicity_violation_rate: monotonicity,
+        }
     }
 }
 
@@ -91,20 +136,33 @@ pub const TIE_TOLERANCE: f64 = 1e-12;
 /// Average ranks (1-based): a run of sorted values each within ε = 1e-12·max|v| of the
 /// previous one shares its mean rank.
 pub fn ranks(v: &[f64]) -> Vec<f64> {
+    doubled_ranks(v).into_iter().map(|r| 0.5 * r as f64).collect()
+}
+
+/// Twice the average ranks of [`ranks`]: a run of sorted places start+1 ..= end shares the
+/// average (start + end + 1)/2, so twice it is an integer — 4 bytes a pair instead of 8
+/// (exact while there are fewer than 2³¹ pairs, n < 65,536; the memory budget keeps n far
+/// below). Halving gives the ranks back exactly.
+pub fn doubled_ranks(v: &[f64]) -> Vec<u32> {
     let eps = TIE_TOLERANCE * v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     // (value, index) pairs sort contiguously, faster than an index sort.
-    let mut sorted: Vec<(f64, u32)> = v.iter().enumerate().map(|(k, &x)| (x, k as u32)).collect();
+    let sorted: Vec<(f64, u32)> = v.iter().enumerate().map(|(k, &x)| (x, k as u32)).collect();
+    sorted_doubled_ranks(sorted, eps)
+}
+
+/// [`doubled_ranks`] of (value, index) pairs, sorted here.
+fn sorted_doubled_ranks(mut sorted: Vec<(f64, u32)>, eps: f64) -> Vec<u32> {
     sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut r = vec![0.0; v.len()];
+    let mut r = vec![0u32; sorted.len()];
     let mut start = 0;
     while start < sorted.len() {
         let mut end = start + 1;
         while end < sorted.len() && sorted[end].0 - sorted[end - 1].0 <= eps {
             end += 1;
         }
-        let avg = (start + end + 1) as f64 / 2.0;
+        let doubled = (start + end + 1) as u32;
         for &(_, k) in &sorted[start..end] {
-            r[k as usize] = avg;
+            r[k as usize] = doubled;
         }
         start = end;
     }
@@ -115,22 +173,32 @@ pub fn ranks(v: &[f64]) -> Vec<f64> {
 /// matrix that is a function of the lag (δ_ij = f(|i − j|)), from the n − 1 lags with their
 /// n − s pairs each — the same ranks without sorting n(n−1)/2 values.
 pub fn pair_ranks(delta: &DistanceMatrix, upper: &[f64]) -> Vec<f64> {
-    let Some(f) = delta.lags() else { return ranks(upper) };
-    let n = f.len();
+    doubled_pair_ranks(delta.lags(), upper.to_vec()).into_iter().map(|r| 0.5 * r as f64).collect()
+}
+
+/// Twice [`pair_ranks`], given the lag function `lags` when there is one; `upper` is taken
+/// (its sort replaces it).
+fn doubled_pair_ranks(lags: Option<&[f64]>, upper: Vec<f64>) -> Vec<u32> {
     let eps = TIE_TOLERANCE * upper.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    let mut lags: Vec<usize> = (1..n).collect();
-    lags.sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]));
-    let mut rank_of = vec![0.0; n];
+    let Some(f) = lags else {
+        let sorted: Vec<(f64, u32)> = upper.iter().enumerate().map(|(k, &x)| (x, k as u32)).collect();
+        drop(upper);
+        return sorted_doubled_ranks(sorted, eps);
+    };
+    let n = f.len();
+    let mut lag_order: Vec<usize> = (1..n).collect();
+    lag_order.sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]));
+    let mut rank_of = vec![0u32; n];
     let (mut start, mut k) = (0usize, 0usize); // pairs before the run; its first lag
-    while k < lags.len() {
+    while k < lag_order.len() {
         let mut end = k + 1;
-        let mut pairs = n - lags[k];
-        while end < lags.len() && f[lags[end]] - f[lags[end - 1]] <= eps {
-            pairs += n - lags[end];
+        let mut pairs = n - lag_order[k];
+        while end < lag_order.len() && f[lag_order[end]] - f[lag_order[end - 1]] <= eps {
+            pairs += n - lag_order[end];
             end += 1;
         }
-        let avg = (2 * start + pairs + 1) as f64 / 2.0;
-        lags[k..end].iter().for_each(|&s| rank_of[s] = avg);
+        let doubled = (2 * start + pairs + 1) as u32;
+        lag_order[k..end].iter().for_each(|&s| rank_of[s] = doubled);
         (start, k) = (start + pairs, end);
     }
     (0..n).flat_map(|i| (i + 1..n).map(move |j| j - i)).map(|s| rank_of[s]).collect()
@@ -138,19 +206,20 @@ pub fn pair_ranks(delta: &DistanceMatrix, upper: &[f64]) -> Vec<f64> {
 
 /// Spearman's ρ: Pearson correlation of average ranks; `None` if either side is constant.
 pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
-    pearson(&ranks(x), &ranks(y))
+    pearson(&doubled_ranks(x), &doubled_ranks(y))
 }
 
-/// Pearson correlation of two rank vectors (mean (n+1)/2); `None` if either is constant.
-fn pearson(rx: &[f64], ry: &[f64]) -> Option<f64> {
+/// Pearson correlation of two rank vectors given doubled (mean (n+1)/2 once halved); `None`
+/// if either is constant. Halving is exact, so the sums are those of the ranks themselves.
+fn pearson(rx: &[u32], ry: &[u32]) -> Option<f64> {
     let n = rx.len() as f64;
     if n < 2.0 {
         return None;
     }
     let mean = (n + 1.0) / 2.0;
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in rx.iter().zip(ry) {
-        let (a, b) = (a - mean, b - mean);
+    for (&a, &b) in rx.iter().zip(ry) {
+        let (a, b) = (0.5 * a as f64 - mean, 0.5 * b as f64 - mean);
         sxy += a * b;
         sxx += a * a;
         syy += b * b;
@@ -201,5 +270,20 @@ mod tests {
     #[test]
     fn ranks_average_ties() {
         assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), vec![3.5, 1.0, 3.5, 2.0]);
+        assert_eq!(doubled_ranks(&[3.0, 1.0, 3.0, 2.0]), vec![7, 2, 7, 4]);
+    }
+
+    #[test]
+    fn taking_delta_gives_the_same_report() {
+        let d = DistanceMatrix::from_fn(9, |i, j| ((i * 5 + j * 3) % 7) as f64 + 0.25);
+        let target = Target::new(&d).unwrap();
+        for delta in
+            [DistanceMatrix::from_fn(9, |i, j| (j - i) as f64), DistanceMatrix::from_fn(9, |i, j| ((i + j) % 4) as f64)]
+        {
+            let want = stress_against(&delta, &target);
+            let (got, scale) = stress_consuming(delta, &target, |_, a| a);
+            assert_eq!(got, want);
+            assert_eq!(scale, want.scale);
+        }
     }
 }

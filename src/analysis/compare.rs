@@ -54,6 +54,11 @@ impl Built {
     pub(super) fn target_x(&self) -> &Points {
         &self.targets.x
     }
+
+    /// D as the measures read it.
+    pub(super) fn target_d(&self) -> &stress::Target {
+        &self.targets.d
+    }
 }
 
 /// Builds every encoding (stage "encodings"); kept ones (live updates) are reused.
@@ -166,8 +171,14 @@ pub type Measure = (Sketch, stress::StressReport, crate::procrustes::Alignment);
 /// workers do with their share of [`super::Staged::pending`]; the same numbers as measuring
 /// them in the pipeline.
 pub fn measure_encodings(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[Encoding]) -> Result<Vec<Measure>> {
-    let targets = Targets { d: stress::Target::new(d)?, x: x.clone(), n };
-    Ok(encodings.iter().map(|e| measure(e, &targets)).collect())
+    Ok(measure_against(stress::Target::new(d)?, x.clone(), n, encodings))
+}
+
+/// [`measure_encodings`] against D already prepared ([`stress::Target`], what the page sends
+/// its helper workers instead of D).
+pub fn measure_against(d: stress::Target, x: Points, n: usize, encodings: &[Encoding]) -> Vec<Measure> {
+    let targets = Targets { d, x, n };
+    encodings.iter().map(|e| measure(e, &targets)).collect()
 }
 
 /// What every encoding is compared with: D, the PMDS coordinates for Procrustes, and the
@@ -181,10 +192,8 @@ struct Targets {
 /// An encoding's stress and Procrustes alignment, and the sketch of its δ. δ itself (n×n)
 /// lives only while it is read.
 fn measure(encoding: &Encoding, target: &Targets) -> Measure {
-    let delta = encoding.distances();
-    let stress = stress::stress_against(&delta, &target.d);
-    let sketch = Sketch::of(&delta, target.d.upper(), target.n, stress.scale);
-    drop(delta);
+    let sketch = |delta: &DistanceMatrix, scale| Sketch::of(delta, target.d.upper(), target.n, scale);
+    let (stress, sketch) = stress::stress_consuming(encoding.distances(), &target.d, sketch);
     let procrustes = crate::procrustes::align(&target.x, &encoding.points);
     (sketch, stress, procrustes)
 }

@@ -173,7 +173,7 @@ pub mod extra;
 pub mod layers;
 mod staged;
 use compare::compare;
-pub use compare::{learned_key, measure_encodings, Measure};
+pub use compare::{learned_key, measure_against, measure_encodings, Measure};
 pub use layers::LayersInfo;
 pub use staged::{stage, Staged};
 

@@ -76,6 +76,12 @@ impl Staged {
         (&self.analysis.distances, self.built.target_x())
     }
 
+    /// The same targets with D prepared as the measures read it (the arguments of
+    /// [`super::measure_against`]: D's pairs and ranks, about 3/4 of D's size).
+    pub fn prepared_targets(&self) -> (&crate::stress::Target, &Points) {
+        (self.built.target_d(), self.built.target_x())
+    }
+
     /// The corpus's own numbers: the monotonicity of D and the rank curve (the work a caller
     /// does while the encodings are measured elsewhere; [`Staged::finish`] does it otherwise).
     pub fn corpus_side(&mut self) {

@@ -118,6 +118,18 @@ mod bench {
         (v, t.elapsed().as_secs_f64())
     }
 
+    /// With POSGEO_BENCH_VERBOSE on Linux: the peak resident memory since the last call (MB),
+    /// printed after `what`; the peak is then reset (/proc/self/clear_refs).
+    fn peak(what: &str) {
+        if std::env::var_os("POSGEO_BENCH_VERBOSE").is_none() {
+            return;
+        }
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let hwm = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: ? kB");
+        eprintln!("peak resident during {what}: {}", hwm.trim_start_matches("VmHWM:").trim());
+        std::fs::write("/proc/self/clear_refs", "5").ok();
+    }
+
     /// `--tokenizer-file FILE`: a model's tokenizer.json.
     fn with_model(mut params: AnalysisParams, file: Option<String>) -> AnalysisParams {
         if let Some(file) = file {
@@ -157,8 +169,11 @@ mod bench {
             eprintln!("read {t_read:.3}s of {t_count:.3}s");
             n = counts.n;
             vocab = counts.vocab.len();
+            peak("counting");
             let (d, t_dist) = time(|| metric::distances(&counts, params.alpha, params.metric).expect("distances"));
+            peak("distances");
             let (spectrum, t_mds) = time(|| Spectrum::of_distances(&d).expect("eigen"));
+            peak("MDS");
             let (_, t_enc) = time(|| {
                 let target = stress::Target::new(&d).expect("geometry");
                 let r_tau = spectrum.effective_rank(params.tau);

@@ -2,17 +2,18 @@
 //! stress stage — each encoding's δ, stress, Spearman ρ, monotonicity and Procrustes
 //! alignment (SPEC §6–§7) — is the longest part the worker does alone. When helpers are
 //! already up (they counted the upload) or n is large, the worker that runs the job sends
-//! each helper a contiguous share of the pending encodings with D and the PMDS coordinates
-//! (postcard bytes, transferred), computes the corpus's own monotonicity and rank curve
-//! meanwhile, and hands the measures back to [`crate::analysis::Staged::finish`] — the same
+//! each helper a contiguous share of the pending encodings with D (its pairs and their ranks,
+//! as the measures read it) and the PMDS coordinates (postcard bytes, transferred); helpers
+//! answer with each encoding's measures and sketch, never its n×n δ. The worker computes the
+//! corpus's own monotonicity and rank curve meanwhile, and hands the measures back to [`crate::analysis::Staged::finish`] — the same
 //! function of the same numbers, so the results do not depend on who measured. A helper that
 //! fails only costs its share, which the worker then measures itself.
 
 use super::helpers::{cores, helpers, next_message, pooled, release};
-use crate::analysis::{measure_encodings, Measure, Staged};
+use crate::analysis::{measure_against, Measure, Staged};
 use crate::encodings::Encoding;
-use crate::metric::DistanceMatrix;
 use crate::points::Points;
+use crate::stress::Target;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -24,11 +25,11 @@ const START_FROM_N: usize = 1024;
 /// Below this many positions the worker measures alone.
 const USE_FROM_N: usize = 256;
 
-/// A helper's share as it arrives: D (row-major), the PMDS coordinates and its encodings.
+/// A helper's share as it arrives: D (its pairs and their ranks), the PMDS coordinates and its encodings.
 #[derive(Deserialize)]
 struct MeasureJob {
     n: usize,
-    d: Vec<f64>,
+    d: Target,
     x: Points,
     encodings: Vec<Encoding>,
 }
@@ -38,12 +39,12 @@ struct MeasureJob {
 #[derive(Serialize)]
 struct MeasureJobRef<'a> {
     n: usize,
-    d: &'a [f64],
+    d: &'a Target,
     x: &'a Points,
     encodings: &'a [&'a Encoding],
 }
 
-/// A helper's answer: per encoding, δ (row-major), its stress and its alignment.
+/// A helper's answer: per encoding, its sketch, its stress and its alignment.
 type Answer = Vec<Measure>;
 
 /// How many helpers measure `count` encodings of an n-position run (0: none).
@@ -60,8 +61,8 @@ fn helpers_for(n: usize, count: usize) -> usize {
 /// measures of the first pending encodings (all of them, or fewer if a helper failed), and
 /// how many helpers made them.
 pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
-    let (d, x) = staged.targets();
-    let (n, pending) = (d.n(), staged.pending());
+    let (d, x) = staged.prepared_targets();
+    let (n, pending) = (staged.targets().0.n(), staged.pending());
     let k = helpers_for(n, pending.len());
     if k == 0 {
         return (Vec::new(), 0);
@@ -70,7 +71,7 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
         let share = &pending[pending.len() * i / k..pending.len() * (i + 1) / k];
-        let job = MeasureJobRef { n, d: d.as_slice(), x, encodings: share };
+        let job = MeasureJobRef { n, d, x, encodings: share };
         let Ok(bytes) = postcard::to_allocvec(&job) else { break };
         let arr = js_sys::Uint8Array::from(&bytes[..]);
         let msg = js_sys::Object::new();
@@ -120,11 +121,10 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let answer = postcard::from_bytes::<MeasureJob>(&bytes.to_vec())
         .map_err(|e| e.to_string())
         .and_then(|job| {
-            if job.d.len() != job.n * job.n {
-                return Err("D is not n×n".to_string());
+            if !job.d.holds_pairs_of(job.n) {
+                return Err("D's pairs are not those of n positions".to_string());
             }
-            let d = DistanceMatrix::from_row_major(job.n, job.d);
-            measure_encodings(&d, &job.x, job.n, &job.encodings).map_err(|e| e.to_string())
+            Ok(measure_against(job.d, job.x, job.n, &job.encodings))
         })
         .and_then(|measures| postcard::to_allocvec(&measures).map_err(|e| e.to_string()));
     match answer {
