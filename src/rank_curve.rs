@@ -8,6 +8,10 @@
 //! a*_r = ΣδD/Σδ²; the second sums Σ(a*_r·δ − D)² (no cancellation of "1 − x"). Each row i
 //! of pairs (i, j > i) is one piece of [`crate::par::map`]; rows are summed in order, so the
 //! numbers do not depend on the number of threads.
+//!
+//! **The ranks measured** ([`rank_grid`]): every r ≤ 64, then a geometric grid (each rank
+//! ⌈2^{1/4}·the last⌉) up to R = min(r_τ, 128), R included. The sums (a square root and three
+//! products a pair) are taken at those ranks only; δ² still grows through every rank.
 
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
@@ -41,30 +45,53 @@ pub struct RankSums {
     pub scaled: Vec<f64>,
 }
 
-/// The four sums of [`RankSums`] for every rank of `x`.
-pub fn rank_sums(x: &Points, target: &DistanceMatrix) -> RankSums {
+/// Ranks measured one by one; above it the grid is geometric.
+pub const EVERY_RANK_UP_TO: usize = 64;
+
+/// The ranks the curve measures up to `rmax` (see the module docs), ascending.
+pub fn rank_grid(rmax: usize) -> Vec<usize> {
+    let mut grid: Vec<usize> = (1..=rmax.min(EVERY_RANK_UP_TO)).collect();
+    let mut r = EVERY_RANK_UP_TO;
+    while r < rmax {
+        r = ((r as f64 * 2f64.powf(0.25)).ceil() as usize).min(rmax);
+        grid.push(r);
+    }
+    grid
+}
+
+/// The four sums of [`RankSums`] at each rank of `ranks` (ascending, 1-based, at most
+/// `x.dim`), in that order.
+pub fn rank_sums(x: &Points, target: &DistanceMatrix, ranks: &[usize]) -> RankSums {
     let (n, rmax) = (x.n, x.dim);
     // Column-major copy: rank r's coordinates contiguous.
     let cols: Vec<f64> =
         (0..rmax).flat_map(|r| (0..n).map(move |i| (r, i))).map(|(r, i)| x.data[i * rmax + r]).collect();
-    let first = crate::par::map(n, |i| row_pass(&cols, n, i, target, None));
+    let first = crate::par::map(n, |i| row_pass(&cols, n, i, target, ranks, None));
     let add = |rows: &[Vec<[f64; 3]>], k: usize| -> Vec<f64> {
-        (0..rmax).map(|r| rows.iter().fold(0.0, |acc, row| acc + row[r][k])).collect()
+        (0..ranks.len()).map(|g| rows.iter().fold(0.0, |acc, row| acc + row[g][k])).collect()
     };
     let (dd, dt, raw) = (add(&first, 0), add(&first, 1), add(&first, 2));
     let a: Vec<f64> = dd.iter().zip(&dt).map(|(&dd, &dt)| if dd > 0.0 { dt / dd } else { 0.0 }).collect();
-    let second = crate::par::map(n, |i| row_pass(&cols, n, i, target, Some(&a)));
+    let second = crate::par::map(n, |i| row_pass(&cols, n, i, target, ranks, Some(&a)));
     let scaled = add(&second, 0);
     RankSums { dd, dt, raw, scaled }
 }
 
-/// Row i's pairs (i, j > i) for every rank: [Σδ², ΣδD, Σ(δ−D)²] per rank, or, given the
-/// scales `a`, [Σ(a_r·δ − D)², 0, 0].
-fn row_pass(cols: &[f64], n: usize, i: usize, target: &DistanceMatrix, a: Option<&[f64]>) -> Vec<[f64; 3]> {
-    let rmax = cols.len() / n.max(1);
+/// Row i's pairs (i, j > i) at each rank of `ranks`: [Σδ², ΣδD, Σ(δ−D)²], or, given the
+/// scales `a` (one per rank of `ranks`), [Σ(a_r·δ − D)², 0, 0].
+fn row_pass(
+    cols: &[f64],
+    n: usize,
+    i: usize,
+    target: &DistanceMatrix,
+    ranks: &[usize],
+    a: Option<&[f64]>,
+) -> Vec<[f64; 3]> {
+    let rmax = ranks.last().copied().unwrap_or(0).min(cols.len() / n.max(1));
     let t = &target.row(i)[i + 1..];
     let mut sq = vec![0.0; t.len()];
-    let mut out = Vec::with_capacity(rmax);
+    let mut out = Vec::with_capacity(ranks.len());
+    let mut next = ranks.iter().peekable();
     for r in 0..rmax {
         let c = &cols[r * n..(r + 1) * n];
         let xi = c[i];
@@ -72,9 +99,12 @@ fn row_pass(cols: &[f64], n: usize, i: usize, target: &DistanceMatrix, a: Option
             let e = xi - xj;
             *s += e * e;
         }
+        if next.next_if(|&&k| k == r + 1).is_none() {
+            continue;
+        }
         out.push(match a {
             None => first_sums(&sq, t),
-            Some(a) => [scaled_sum(&sq, t, a[r]), 0.0, 0.0],
+            Some(a) => [scaled_sum(&sq, t, a[out.len()]), 0.0, 0.0],
         });
     }
     out
@@ -123,19 +153,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sums_equal_the_direct_computation_for_every_rank() {
+    fn sums_equal_the_direct_computation_at_every_rank_measured() {
         let n = 23;
         let x = Points::from_fn(n, 5, |i, k| ((i * 7 + k * 13) % 11) as f64 * 0.3 - (k as f64) * 0.1);
         let target = DistanceMatrix::from_fn(n, |i, j| 1.0 + ((i + 2 * j) % 5) as f64 * 0.2);
-        let sums = rank_sums(&x, &target);
-        for r in 1..=5 {
-            let xr = Points::from_fn(n, r, |i, k| x.row(i)[k]);
-            let s = crate::stress::stress(&xr.distances(), &target).expect("stress");
-            let tt: f64 = target.upper().iter().map(|v| v * v).sum();
-            let a = sums.dt[r - 1] / sums.dd[r - 1];
-            assert!((sums.raw[r - 1] / tt - s.raw_stress).abs() < 1e-12, "raw, r = {r}");
-            assert!((a - s.scale).abs() < 1e-12, "a*, r = {r}");
-            assert!((sums.scaled[r - 1] / tt - s.scaled_stress).abs() < 1e-12, "σ*, r = {r}");
+        for ranks in [vec![1, 2, 3, 4, 5], vec![2, 5], vec![4]] {
+            let sums = rank_sums(&x, &target, &ranks);
+            for (g, &r) in ranks.iter().enumerate() {
+                let xr = Points::from_fn(n, r, |i, k| x.row(i)[k]);
+                let s = crate::stress::stress(&xr.distances(), &target).expect("stress");
+                let tt: f64 = target.upper().iter().map(|v| v * v).sum();
+                let a = sums.dt[g] / sums.dd[g];
+                assert!((sums.raw[g] / tt - s.raw_stress).abs() < 1e-12, "raw, r = {r}");
+                assert!((a - s.scale).abs() < 1e-12, "a*, r = {r}");
+                assert!((sums.scaled[g] / tt - s.scaled_stress).abs() < 1e-12, "σ*, r = {r}");
+            }
         }
+    }
+
+    #[test]
+    fn the_grid_takes_every_rank_to_64_then_grows_geometrically() {
+        assert_eq!(rank_grid(5), vec![1, 2, 3, 4, 5]);
+        assert_eq!(rank_grid(64), (1..=64).collect::<Vec<_>>());
+        let g = rank_grid(128);
+        assert_eq!(&g[64..], &[77, 92, 110, 128]);
+        assert!(g.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(rank_grid(65).last(), Some(&65));
     }
 }

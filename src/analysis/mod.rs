@@ -225,7 +225,8 @@ pub struct Analysis {
     pub corpus_monotonicity: Option<f64>,
     /// Encodings in report order.
     pub compared: Vec<Compared>,
-    /// Stress of low-rank PMDS X_r for r = 1..=min(r_τ, 128) (geometry only: kept by
+    /// Stress of low-rank PMDS X_r at the ranks of [`crate::rank_curve::rank_grid`] up to
+    /// min(r_τ, 128) (geometry only: kept by
     /// [`Analysis::reencode`], which only updates the parameter counts r(n+d)).
     pub rank_curve: Vec<crate::rank_curve::RankPoint>,
     /// The first [`EXAMPLE_SEQUENCES`] sequences as the counted tokens (at most

@@ -109,7 +109,7 @@ mod bench {
     use posgeo::counts::PositionalCounts;
     use posgeo::encodings::{self, EncodingKind};
     use posgeo::mds::{double_centre, Spectrum};
-    use posgeo::{metric, monotonicity, stress, Corpus, InputFormat};
+    use posgeo::{metric, monotonicity, stress, Corpus, DistanceMatrix, InputFormat};
     use std::time::Instant;
 
     fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -128,6 +128,37 @@ mod bench {
         let hwm = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: ? kB");
         eprintln!("peak resident during {what}: {}", hwm.trim_start_matches("VmHWM:").trim());
         std::fs::write("/proc/self/clear_refs", "5").ok();
+    }
+
+    /// The built-in encodings measured against D, the rank curve and the corpus's
+    /// monotonicity (what "encodings_stress_monotonicity" times).
+    fn encodings_stage(d: &DistanceMatrix, spectrum: &Spectrum, params: &AnalysisParams, n: usize) {
+        let verbose = std::env::var_os("POSGEO_BENCH_VERBOSE").is_some();
+        let target = stress::Target::new(d).expect("geometry");
+        let r_tau = spectrum.effective_rank(params.tau);
+        let r_e = spectrum.energy_rank(params.energy).max(1);
+        for kind in EncodingKind::BUILT_IN {
+            let pmds_dim = r_tau.min(params.encodings.d).max(1);
+            let geometry = encodings::CorpusGeometry { distances: d, spectrum, pmds_dim, rank: r_e };
+            let (e, t0) =
+                time(|| encodings::build(kind, n, &params.encodings, geometry, &mut |_| {}).expect("encoding"));
+            let (delta, t) = time(|| e.distances());
+            let (_, t2) = time(|| stress::stress_against(&delta, &target));
+            if verbose {
+                eprintln!(
+                    "{kind:?}: built in {t0:.3}s ({} iterations), distances {t:.3}s, stress {t2:.3}s",
+                    e.iterations
+                );
+            }
+        }
+        let (_, t_curve) = time(|| {
+            let rmax = r_tau.clamp(1, 128);
+            posgeo::rank_curve::rank_sums(&spectrum.coordinates(rmax), d, &posgeo::rank_curve::rank_grid(rmax))
+        });
+        let (_, t_mono) = time(|| monotonicity::violation_rate(d));
+        if verbose {
+            eprintln!("rank curve {t_curve:.3}s, the corpus's monotonicity {t_mono:.3}s");
+        }
     }
 
     /// `--tokenizer-file FILE`: a model's tokenizer.json.
@@ -174,30 +205,7 @@ mod bench {
             peak("distances");
             let (spectrum, t_mds) = time(|| Spectrum::of_distances(&d).expect("eigen"));
             peak("MDS");
-            let (_, t_enc) = time(|| {
-                let target = stress::Target::new(&d).expect("geometry");
-                let r_tau = spectrum.effective_rank(params.tau);
-                let r_e = spectrum.energy_rank(params.energy).max(1);
-                for kind in EncodingKind::BUILT_IN {
-                    let geometry = encodings::CorpusGeometry {
-                        distances: &d,
-                        spectrum: &spectrum,
-                        pmds_dim: r_tau.min(params.encodings.d).max(1),
-                        rank: r_e,
-                    };
-                    let (e, t0) =
-                        time(|| encodings::build(kind, n, &params.encodings, geometry, &mut |_| {}).expect("encoding"));
-                    let (delta, t) = time(|| e.distances());
-                    let (_, t2) = time(|| stress::stress_against(&delta, &target));
-                    if std::env::var_os("POSGEO_BENCH_VERBOSE").is_some() {
-                        eprintln!(
-                            "{kind:?}: built in {t0:.3}s ({} iterations), distances {t:.3}s, stress {t2:.3}s",
-                            e.iterations
-                        );
-                    }
-                }
-                monotonicity::violation_rate(&d)
-            });
+            let (_, t_enc) = time(|| encodings_stage(&d, &spectrum, &params, n));
             let total = t_count + t_dist + t_mds + t_enc;
             for (b, t) in best.iter_mut().zip([t_count, t_dist, t_mds, t_enc, total]) {
                 *b = b.min(t);

@@ -113,7 +113,7 @@ pub fn spectrum<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -
 pub fn rank_curve<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report) -> ChartResult {
     area.fill(&theme().background).map_err(err)?;
     let pts = &r.rank_curve;
-    let x1 = pts.len().max(1) as f64 + 0.5;
+    let x1 = pts.last().map_or(1, |p| p.rank) as f64 + 0.5;
     let table = r.n as u64 * r.params.encodings.d as u64;
     let mut chart = ChartBuilder::on(area)
         .margin(STYLE.margin)

@@ -98,18 +98,22 @@ pub struct Report {
 }
 
 impl Analysis {
-    /// Raw and scaled stress of X_r for r = 1..=max_rank ([`crate::rank_curve`]).
+    /// Raw and scaled stress of X_r at the ranks of [`crate::rank_curve::rank_grid`] up to
+    /// `max_rank` ([`crate::rank_curve`]).
     pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
         let n = self.counts.n;
         let x = self.spectrum.coordinates(max_rank.min(n));
         let tt: f64 = self.distances.upper().iter().map(|v| v * v).sum();
-        let sums = crate::rank_curve::rank_sums(&x, &self.distances);
-        (0..x.dim)
-            .map(|r| RankPoint {
-                rank: r + 1,
-                raw_stress: sums.raw[r] / tt,
-                scaled_stress: sums.scaled[r] / tt,
-                parameters: ((r + 1) * (n + self.params.encodings.d)) as u64,
+        let ranks = crate::rank_curve::rank_grid(x.dim);
+        let sums = crate::rank_curve::rank_sums(&x, &self.distances, &ranks);
+        ranks
+            .iter()
+            .enumerate()
+            .map(|(g, &r)| RankPoint {
+                rank: r,
+                raw_stress: sums.raw[g] / tt,
+                scaled_stress: sums.scaled[g] / tt,
+                parameters: (r * (n + self.params.encodings.d)) as u64,
             })
             .collect()
     }

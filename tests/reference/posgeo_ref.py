@@ -7,8 +7,8 @@ Covers: plain text, the whitespace tokenizer with lowercasing, mode `condition`,
 min_support, smoothing alpha, the Hellinger chord, classical MDS (cyclic Jacobi
 eigen-decomposition), r_tau, r_E, negative mass, the encodings nope / sinusoidal / rope /
 alibi / pmds / pmds_r / smacof, raw and scale-optimal stress, a*, Spearman rho and the
-monotonicity violation rate (brute force over all triples). `random` is not covered: its
-table comes from Rust's ChaCha8 + ziggurat streams.
+monotonicity violation rate (brute force over all triples), the rank curve. `random` is not
+covered: its table comes from Rust's ChaCha8 + ziggurat streams.
 
 Usage: posgeo_ref.py CORPUS --d D --head-dim H [--alpha A] [--min-support M] [--base B]
        [--slope S] [--tau T] [--energy E]   → one JSON object on stdout.
@@ -129,6 +129,18 @@ def monotonicity(d):
                 if d[i][j] > d[i][k] + eps:
                     v += 1
     return v / t if t else None
+
+
+def raw_and_scaled(delta, target):
+    ps = pairs(len(target))
+    dd = sum(delta[i][j] ** 2 for i, j in ps)
+    dt = sum(delta[i][j] * target[i][j] for i, j in ps)
+    tt = sum(target[i][j] ** 2 for i, j in ps)
+    a = dt / dd if dd > 0 else 0.0
+    return {
+        "raw_stress": sum((delta[i][j] - target[i][j]) ** 2 for i, j in ps) / tt,
+        "scaled_stress": sum((a * delta[i][j] - target[i][j]) ** 2 for i, j in ps) / tt,
+    }
 
 
 def stress(delta, target):
@@ -276,6 +288,16 @@ def main():
         e["parameters"] = params
         e["procrustes_residual"] = procrustes(target, pts)
         out["encodings"][name] = e
+    # The rank curve: X_r at every r <= 64, then each rank ceil(2^(1/4) * the last) up to
+    # R = min(r_tau, 128), R included.
+    top = min(max(r_tau, 1), 128, n)
+    grid = list(range(1, min(top, 64) + 1))
+    while grid[-1] < top:
+        grid.append(min(math.ceil(grid[-1] * 2 ** 0.25), top))
+    out["rank_curve"] = []
+    for r in grid:
+        e = raw_and_scaled(dist(coords(r)), D)
+        out["rank_curve"].append({"rank": r, "raw_stress": e["raw_stress"], "scaled_stress": e["scaled_stress"], "parameters": r * (n + d)})
     out["encodings"]["smacof"]["iterations"] = sm_it
     out["encodings"]["smacof"]["stopped"] = sm_stop
     print(json.dumps(out))

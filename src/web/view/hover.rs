@@ -65,8 +65,10 @@ pub fn readout(
         ChartKind::Map => map_2d(r, (x, y)),
         ChartKind::Shepard => text(format!("D = {x:.4}, a*·δ = {y:.4}")),
         ChartKind::Rank => {
-            let k = x.round().max(1.0) as usize;
-            let pt = r.rank_curve.get(k - 1)?;
+            // The measured rank nearest the pointer (the grid is geometric above r = 64).
+            let pt =
+                r.rank_curve.iter().min_by(|a, b| (a.rank as f64 - x).abs().total_cmp(&(b.rank as f64 - x).abs()))?;
+            let k = pt.rank;
             let (raw, scaled) = (fmt_number(Some(pt.raw_stress)), fmt_number(Some(pt.scaled_stress)));
             let full = r.n * r.params.encodings.d;
             text(format!("r = {k}: σ = {raw}, σ* = {scaled}, parameters r(n+d) = {} vs n·d = {full}", pt.parameters))
