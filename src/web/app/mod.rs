@@ -31,17 +31,30 @@ pub const DRAG_DEGREES_PER_PIXEL: f64 = 0.5;
 /// Which file input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
-    /// The corpus upload (`#file-input`, or dropped on `#drop-zone`).
+    /// The corpus upload (`#file-input`, or a file dropped on `#drop-zone`).
     Corpus,
     /// The learned position table (`#learned-input`).
     Learned,
     /// A model's tokenizer.json (`#tokenizer-input`).
     Tokenizer,
-    /// A model folder's files, sent as one bundle (`#model-input`): its layers (SPEC §9).
+    /// A model folder's files, sent as one bundle (`#model-input`, or dropped together on
+    /// `#drop-zone`): its layers (SPEC §9).
     Model,
 }
 
 impl Slot {
+    /// Where files dropped together on the page's drop zone go: a model folder's files (a
+    /// `config.json` or a `.safetensors` among several) to [`Slot::Model`] as one bundle,
+    /// anything else to [`Slot::Corpus`] (the first file).
+    pub fn of_dropped(names: &[String]) -> Slot {
+        let model_file = |n: &String| n == "config.json" || n.ends_with(".safetensors");
+        if names.len() > 1 && names.iter().any(model_file) {
+            Slot::Model
+        } else {
+            Slot::Corpus
+        }
+    }
+
     /// The shipped file of this slot (all-MiniLM-L6-v2's), as a URL relative to the page,
     /// with the name the page shows; the corpus has none.
     pub fn shipped(self) -> Option<(String, String)> {

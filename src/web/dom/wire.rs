@@ -127,8 +127,15 @@ fn wire_drop(zone: &web_sys::Element) {
     on(target(zone), "drop", move |e: DragEvent| {
         e.prevent_default();
         z.class_list().remove_1("over").ok();
-        if let Some(f) = e.data_transfer().and_then(|d| d.files()).and_then(|l| l.get(0)) {
-            choose(Slot::Corpus, f);
+        let files: Vec<web_sys::File> = e
+            .data_transfer()
+            .and_then(|d| d.files())
+            .map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
+            .unwrap_or_default();
+        let names: Vec<String> = files.iter().map(web_sys::File::name).collect();
+        match Slot::of_dropped(&names) {
+            Slot::Model => choose_bundle(Slot::Model, files),
+            slot => files.into_iter().take(1).for_each(|f| choose(slot, f)),
         }
     });
 }
