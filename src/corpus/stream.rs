@@ -78,6 +78,65 @@ pub struct SequenceStream<'r> {
     done: bool,
 }
 
+/// The longest line (a sequence) read: a quarter of the memory budget (4 GiB natively,
+/// 384 MiB in the page).
+const LINE_LIMIT: u64 = crate::limits::MEMORY_BUDGET / 4;
+
+/// Reads line `line` (up to and including its newline) into `buf`, in the reader's chunks,
+/// growing `buf` with `try_reserve`: a line longer than `limit`, or one the allocator cannot
+/// hold, is an error naming the line instead of an abort. Returns the bytes read (0 at the end).
+fn read_line(reader: &mut BufReader<Scan<'_>>, buf: &mut Vec<u8>, line: usize, limit: u64) -> Result<usize> {
+    let too_long = |what: String| {
+        PosgeoError::TooLarge(format!(
+            "line {line} is longer than {what}; a sequence is held whole in memory: split the text into lines (one sequence a line)"
+        ))
+    };
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io_error(reader.get_mut(), e)),
+        };
+        if chunk.is_empty() {
+            return Ok(buf.len());
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(k) => (k + 1, true),
+            None => (chunk.len(), false),
+        };
+        if (buf.len() + take) as u64 > limit {
+            return Err(too_long(crate::limits::human(limit)));
+        }
+        if buf.try_reserve(take).is_err() {
+            return Err(too_long(format!("the memory left ({} read)", crate::limits::human(buf.len() as u64))));
+        }
+        buf.extend_from_slice(&chunk[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(buf.len());
+        }
+    }
+}
+
+/// A text line's sequence, the line's own buffer turned into the string (no copy: a line may
+/// be most of the memory there is); its newline and a carriage return before it dropped.
+/// Invalid UTF-8 as [`decode`] treats it.
+fn owned_text(buf: &mut Vec<u8>, line: usize, lossy: bool, skipped: &mut usize) -> Result<Option<String>> {
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    match String::from_utf8(std::mem::take(buf)) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) => {
+            *buf = e.into_bytes();
+            Ok(decode(line, buf, lossy, skipped)?.map(str::to_string))
+        }
+    }
+}
+
 fn io_error(scan: &mut Scan<'_>, e: std::io::Error) -> PosgeoError {
     scan.error.take().unwrap_or_else(|| PosgeoError::NoSequences(format!("the input could not be read ({e})")))
 }
@@ -164,17 +223,20 @@ impl<'r> SequenceStream<'r> {
         match &mut self.source {
             Source::Lines { reader, jsonl, line, buf } => loop {
                 buf.clear();
-                match reader.read_until(b'\n', buf) {
-                    Ok(0) => return Ok(None),
-                    Ok(_) => {}
-                    Err(e) => return Err(io_error(reader.get_mut(), e)),
-                }
                 *line += 1;
-                let raw = buf.strip_suffix(b"\n").unwrap_or(buf);
-                let Some(text) = decode(*line, raw, lossy, skipped)? else { continue };
+                if read_line(reader, buf, *line, LINE_LIMIT)? == 0 {
+                    return Ok(None);
+                }
                 let seq = match jsonl {
-                    Some(field) => jsonl_sequence(*line, text, field)?,
-                    None => Some(text.to_string()).filter(|t| !t.is_empty()),
+                    Some(field) => {
+                        let raw = buf.strip_suffix(b"\n").unwrap_or(buf);
+                        let Some(text) = decode(*line, raw, lossy, skipped)? else { continue };
+                        jsonl_sequence(*line, text, field)?
+                    }
+                    None => {
+                        let Some(text) = owned_text(buf, *line, lossy, skipped)? else { continue };
+                        Some(text).filter(|t| !t.is_empty())
+                    }
                 };
                 if let Some(s) = seq {
                     return Ok(Some(s));
@@ -209,5 +271,41 @@ impl<'r> SequenceStream<'r> {
                 }
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn lines(text: &[u8], limit: u64) -> Vec<Result<Vec<u8>>> {
+        let scan = Scan { inner: Box::new(text), gzip: false, out: 0, content: false, quotes: None, error: None };
+        // A small buffer: lines arrive in several chunks.
+        let mut reader = BufReader::with_capacity(4, scan);
+        let mut out = Vec::new();
+        for line in 1.. {
+            let mut buf = Vec::new();
+            match read_line(&mut reader, &mut buf, line, limit) {
+                Ok(0) => break,
+                Ok(_) => out.push(Ok(buf)),
+                Err(e) => {
+                    out.push(Err(e));
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lines_arrive_whole_across_chunks_and_a_line_past_the_limit_is_named() {
+        let got: Vec<Vec<u8>> = lines(b"one two\nthree\n\nfour", 100).into_iter().map(|l| l.unwrap()).collect();
+        assert_eq!(got, vec![b"one two\n".to_vec(), b"three\n".to_vec(), b"\n".to_vec(), b"four".to_vec()]);
+        let got = lines(b"short\nthis line is far too long\nnever read\n", 12);
+        assert_eq!(got[0].as_ref().unwrap(), b"short\n");
+        let e = got[1].as_ref().unwrap_err().to_string();
+        assert!(e.contains("line 2 is longer than 12 bytes") && e.contains("split the text into lines"), "{e}");
+        assert_eq!(got.len(), 2);
     }
 }

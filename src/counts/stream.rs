@@ -73,11 +73,14 @@ pub fn count_batches(
     let mut tally = StreamTally::new(tokenizer, max_len);
     let mut first = Vec::new();
     while let Some(batch) = next()? {
-        if first.len() < keep {
-            first.extend(batch.iter().take(keep - first.len()).cloned());
-        }
         tally.add(&batch);
-        drop(batch);
+        // The first sequences are moved out once counted, not copied (a sequence may be a
+        // line of gigabytes).
+        if first.len() < keep {
+            first.extend(batch.into_iter().take(keep - first.len()));
+        } else {
+            drop(batch);
+        }
         // Half the memory budget: the rest is for the batch being read and the analysis.
         let budget = crate::limits::MEMORY_BUDGET / 2;
         if let Some(size) = tally.over(budget) {
