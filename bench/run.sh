@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The engine benchmark: posgeo (release) against a straightforward numpy/scipy pipeline
 # (bench/baseline.py), per stage, on an IMDB-sized and an SST-2-sized corpus generated
-# reproducibly by bench/make_corpora.py; plus the eigensolvers (faer vs nalgebra) and an
-# n = 2048 run. Writes bench-data/results.md and the current table of docs/PERFORMANCE.md (between
-# its bench/run.sh markers). Needs numpy and scipy (installed with pip).
+# reproducibly by bench/make_corpora.py; plus the eigensolvers (faer vs nalgebra), an
+# n = 2048 run and an n = 4096 run at the defaults (time and peak memory). Writes
+# bench-data/results.md and the current table of docs/PERFORMANCE.md (between its bench/run.sh
+# markers). Needs numpy and scipy (installed with pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy
@@ -32,6 +33,23 @@ subprocess.run(["./target/release/posgeo", "analyze", "bench-data/synth2048.txt"
 print(json.dumps({"impl": "cli-2048", "smacof_iter": int(sys.argv[1]), "total": time.perf_counter() - t}))
 PY
 done
+# n = 4096 end to end at the defaults (no baseline: its O(n³) monotonicity alone takes minutes),
+# with the peak resident memory (/usr/bin/time), on every core and on one.
+[ -f bench-data/synth4096.txt ] || ./target/release/posgeo synth --positions 4096 --sequences 1000 --vocab 2000 --width 200 --regimes 8 > bench-data/synth4096.txt
+for threads in 0 1; do
+  python3 - "$threads" >> "$out" <<'PY'
+import json, os, subprocess, sys, time
+env = dict(os.environ, **({"RAYON_NUM_THREADS": sys.argv[1]} if sys.argv[1] != "0" else {}))
+t = time.perf_counter()
+run = subprocess.run(["/usr/bin/time", "-f", "%M", "./target/release/posgeo", "analyze", "bench-data/synth4096.txt",
+                      "--max-len", "4096", "--json"], check=True, capture_output=True, text=True, env=env)
+secs = time.perf_counter() - t
+r = json.loads(run.stdout)
+print(json.dumps({"impl": "cli-4096", "threads": int(sys.argv[1]), "total": secs, "n": r["n"],
+                  "peak_mb": int(run.stderr.strip().splitlines()[-1]) * 1024 / 1e6,
+                  "smacof": [r["encodings"]["smacof"]["iterations"], r["encodings"]["smacof"]["stopped"]]}))
+PY
+done
 python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -50,6 +68,10 @@ base = next(r for r in rows if r["impl"] == "numpy-2048")
 for r in rows:
     if r["impl"] == "cli-2048":
         lines.append(f"| synth n=2048, CLI end to end, SMACOF cap {r['smacof_iter']} | 2048 | 2000 | total | {r['total']:.2f} | {base['total']:.2f} (no SMACOF) | {base['total']/r['total']:.1f}× |")
+for r in rows:
+    if r["impl"] == "cli-4096":
+        cores = "one thread" if r["threads"] == 1 else "every core"
+        lines.append(f"| synth n={r['n']}, CLI end to end, the defaults ({cores}; SMACOF {r['smacof'][0]} iterations, {r['smacof'][1]}; peak {r['peak_mb']:.0f} MB) | {r['n']} | 2000 | total | {r['total']:.2f} | | |")
 open("bench-data/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 # The current table of docs/PERFORMANCE.md, between its markers: date, machine, this run.
