@@ -38,6 +38,21 @@ const rendererRss = () => {
 const { server, url } = await serve(path.join(ROOT, 'dist'), '/');
 const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+// Stage timings: when the worker's first message of each stage arrives.
+await page.addInitScript(() => {
+  window.__stages = [];
+  const Base = window.Worker;
+  window.Worker = class extends Base {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (e) => {
+        const key = typeof e.data === 'string' ? (JSON.parse(e.data).stage ?? JSON.parse(e.data).type) : 'done';
+        const last = window.__stages[window.__stages.length - 1];
+        if (!last || last.key !== key) window.__stages.push({ key, t: performance.now() });
+      });
+    }
+  };
+});
 let peak = 0;
 const sampler = setInterval(() => { peak = Math.max(peak, rendererRss()); }, 200);
 const t0 = Date.now();
@@ -45,6 +60,10 @@ await page.goto(`${url}?corpus=synthetic&V=2000&n=${N}&K=8&s=200&seqs=1000&max_l
 const state = await settle(page, 1800000);
 const tab = (Date.now() - t0) / 1000;
 clearInterval(sampler);
+const stages = await page.evaluate(() => {
+  const s = window.__stages.filter((x) => x.key !== 'ready' && x.key !== 'estimate');
+  return s.slice(0, -1).map((x, i) => `${x.key} ${((s[i + 1].t - x.t) / 1000).toFixed(1)}`).join(' · ');
+});
 const shown = await page.$$eval('#stress-table tr[data-encoding]', (rows) => Object.fromEntries(rows.map((r) => [
   r.dataset.encoding, Number(r.querySelector('td[data-metric="scaled_stress"]')?.dataset.value)])));
 let worst = 0;
@@ -53,7 +72,7 @@ for (const [name, e] of Object.entries(all.report.encodings)) {
 }
 console.log(JSON.stringify({ n: all.report.n, state, tab_seconds: tab, native_seconds: all.secs,
   native_one_thread_seconds: one.secs, native_peak_mb: all.peakMb, native_one_thread_peak_mb: one.peakMb,
-  renderer_peak_mb: peak / 1e6, largest_sigma_star_difference: worst }));
+  renderer_peak_mb: peak / 1e6, largest_sigma_star_difference: worst, worker_stages_seconds: stages }));
 console.log(`| synth n=${all.report.n}, link to full dashboard (${state}) | ${tab.toFixed(1)} | ${all.secs.toFixed(1)} | ${(tab / all.secs).toFixed(2)}× | ${one.secs.toFixed(1)} | ${(peak / 1e6).toFixed(0)} | ${all.peakMb.toFixed(0)} |`);
 await browser.close();
 server.close();

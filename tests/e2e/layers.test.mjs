@@ -108,6 +108,11 @@ test('each bad model gets its message and the results stay', async () => {
   const config = JSON.parse(fs.readFileSync(path.join(gpt, 'config.json')));
   fs.writeFileSync(path.join(gpt, 'config.json'), JSON.stringify({ ...config, model_type: 'gpt2' }));
   cases.push([files(gpt), /model_type is "gpt2"/]);
+  for (const [key, value] of [['hidden_act', 'relu'], ['position_embedding_type', 'relative_key']]) {
+    const odd = tinyModel(key);
+    fs.writeFileSync(path.join(odd, 'config.json'), JSON.stringify({ ...config, [key]: value }));
+    cases.push([files(odd), new RegExp(`${key} is "${value}"`)]);
+  }
   const shape = tinyModel('shape');
   fs.writeFileSync(path.join(shape, 'config.json'), JSON.stringify({ ...config, intermediate_size: 36 }));
   cases.push([files(shape), /has shape \[37\] but config\.json implies \[36\]/]);
