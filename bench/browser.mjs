@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serve, launch, settle } from '../tests/e2e/harness.mjs';
+import { markWorkerStages } from './marks.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'target/release/posgeo');
@@ -19,23 +20,6 @@ const instrument = () => {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
   }).observe({ type: 'longtask', buffered: true });
-  // Stage timings: when the worker's first message of each stage arrives, and its Done.
-  window.__stages = [];
-  const Base = window.Worker;
-  window.Worker = class extends Base {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        const t = performance.now();
-        let type, stage;
-        if (typeof e.data === 'string') ({ type, stage } = JSON.parse(e.data));
-        else type = 'done';
-        const last = window.__stages[window.__stages.length - 1];
-        const key = stage ?? type;
-        if (!last || last.key !== key) window.__stages.push({ key, t });
-      });
-    }
-  };
   // When #status turns done: the end of drawing.
   document.addEventListener('DOMContentLoaded', () => {
     new MutationObserver(() => {
@@ -63,6 +47,7 @@ for (let k = 0; k < REPS; k++) {
   if (page) await page.context().close();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
+  await page.addInitScript(markWorkerStages); // window.__stages: the worker's stages
   await page.addInitScript(instrument);
   const t0 = Date.now();
   await page.goto(url);

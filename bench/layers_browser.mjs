@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { serve, launch, settle } from '../tests/e2e/harness.mjs';
+import { markWorkerStages, rendererRss } from './marks.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const REPS = Number(process.env.REPS || 3);
@@ -16,20 +17,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const { server, url } = await serve(path.join(ROOT, 'dist'), '/');
 const browser = await launch();
 const page = await browser.newPage();
-await page.addInitScript(() => {
-  window.__marks = [];
-  const Base = window.Worker;
-  window.Worker = class extends Base {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        const key = typeof e.data === 'string' ? (JSON.parse(e.data).stage ?? JSON.parse(e.data).type) : 'done';
-        const last = window.__marks[window.__marks.length - 1];
-        if (!last || last.key !== key) window.__marks.push({ key, t: performance.now() });
-      });
-    }
-  };
-});
+await page.addInitScript(markWorkerStages);
 await page.goto(url);
 await settle(page);
 await page.check('#src-genesis');
@@ -38,22 +26,16 @@ await page.fill('#opt-max_len', '64');
 await page.fill('#opt-layer_sequences', '256');
 await page.click('#model-minilm');
 await page.waitForFunction(() => /layers are compared/.test(document.querySelector('#model-info').textContent), null, { timeout: 120000 });
-// Peak resident memory of Chromium's renderer processes (the tab, its worker and helpers run
-// there), sampled every 200 ms from /proc while the runs go.
-const rendererRss = () => {
-  const out = execFileSync('ps', ['-eo', 'rss,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((l) => /chrom/.test(l) && /--type=renderer/.test(l))
-    .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]), 0) * 1024;
-};
+// Peak resident memory of Chromium's renderer processes, sampled every 200 ms while the runs go.
 let peak = 0;
 const sampler = setInterval(() => { peak = Math.max(peak, rendererRss()); }, 200);
 const tab = [];
 for (let k = 0; k < REPS; k++) {
-  await page.evaluate(() => { window.__marks = []; document.querySelector('#status').dataset.state = 'stale'; });
+  await page.evaluate(() => { window.__stages = []; document.querySelector('#status').dataset.state = 'stale'; });
   await page.click('#run-button');
   if ((await settle(page, 600000)) !== 'done') throw new Error(await page.textContent('#status'));
   tab.push(await page.evaluate(() => {
-    const m = window.__marks;
+    const m = window.__stages;
     const i = m.findIndex((x) => x.key === 'layers');
     return (m[i + 1].t - m[i].t) / 1000;
   }));

@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serve, launch, settle } from '../tests/e2e/harness.mjs';
+import { markWorkerStages, rendererRss } from './marks.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'target/release/posgeo');
@@ -30,29 +31,11 @@ const native = (env) => {
 const all = native({});
 const one = native({ RAYON_NUM_THREADS: '1' });
 
-const rendererRss = () => {
-  const out = execFileSync('ps', ['-eo', 'rss,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((l) => /chrom/.test(l) && /--type=renderer/.test(l))
-    .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[0]), 0) * 1024;
-};
 const { server, url } = await serve(path.join(ROOT, 'dist'), '/');
 const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 // Stage timings: when the worker's first message of each stage arrives.
-await page.addInitScript(() => {
-  window.__stages = [];
-  const Base = window.Worker;
-  window.Worker = class extends Base {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        const key = typeof e.data === 'string' ? (JSON.parse(e.data).stage ?? JSON.parse(e.data).type) : 'done';
-        const last = window.__stages[window.__stages.length - 1];
-        if (!last || last.key !== key) window.__stages.push({ key, t: performance.now() });
-      });
-    }
-  };
-});
+await page.addInitScript(markWorkerStages);
 let peak = 0;
 const sampler = setInterval(() => { peak = Math.max(peak, rendererRss()); }, 200);
 const t0 = Date.now();
