@@ -1,10 +1,10 @@
 //! The **rank curve**: how the stress of the low-rank PMDS configuration X_r (the first r
 //! columns of X = V·diag(√λ), the paper's Algorithm 1 and the low-rank factorisation
 //! P ≈ U_r·W_r with r(n+d) parameters) falls with r — raw stress σ and scale-optimal σ*
-//! (SPEC §6, the paper's Eq. 4) of X_r for r = 1, 2, ….
+//! (SPEC §6, the paper's Eq. 4) of X_r for r = 1, 2, … (the ranks of [`rank_grid`]).
 //!
 //! Incremental in r: δ²_ij(r) = δ²_ij(r−1) + (x_ir − x_jr)², so every rank costs O(n²).
-//! Two passes over the pairs: the first sums Σδ², ΣδD and Σ(δ − D)² for every r, which give
+//! Two passes over the pairs: the first sums Σδ², ΣδD and Σ(δ − D)² at each rank, which give
 //! a*_r = ΣδD/Σδ²; the second sums Σ(a*_r·δ − D)² (no cancellation of "1 − x"). Each row i
 //! of pairs (i, j > i) is one piece of [`crate::par::map`]; rows are summed in order, so the
 //! numbers do not depend on the number of threads.
@@ -33,7 +33,7 @@ pub struct RankPoint {
 const LANES: usize = 4;
 
 /// Per-rank sums over the pairs of the configuration `x` (n × R) against `target`:
-/// (Σδ², ΣδD, Σ(δ − D)², Σ(a_r·δ − D)²) for r = 1..=R, the last with `a` = a*_r.
+/// (Σδ², ΣδD, Σ(δ − D)², Σ(a_r·δ − D)²) at each rank measured, the last with `a` = a*_r.
 pub struct RankSums {
     /// Σ δ².
     pub dd: Vec<f64>,

@@ -47,6 +47,13 @@ impl Target {
     /// Prepares D; an all-zero D has no geometry to compare with.
     pub fn new(target: &DistanceMatrix) -> Result<Self> {
         let upper = target.upper();
+        if upper.len() >= 1 << 31 {
+            // Doubled ranks are u32: at most 2³¹ − 1 pairs (n ≤ 65,536).
+            return Err(PosgeoError::TooLarge(format!(
+                "{} positions have more than 2^31 pairs, more than the ranks of Spearman's rho are kept for",
+                target.n()
+            )));
+        }
         let sum_sq: f64 = upper.iter().map(|y| y * y).sum();
         if sum_sq <= 0.0 {
             return Err(PosgeoError::NoGeometry);
@@ -141,8 +148,8 @@ pub fn ranks(v: &[f64]) -> Vec<f64> {
 
 /// Twice the average ranks of [`ranks`]: a run of sorted places start+1 ..= end shares the
 /// average (start + end + 1)/2, so twice it is an integer — 4 bytes a pair instead of 8
-/// (exact while there are fewer than 2³¹ pairs, n < 65,536; the memory budget keeps n far
-/// below). Halving gives the ranks back exactly.
+/// (exact while there are fewer than 2³¹ pairs, n ≤ 65,536: [`Target::new`] refuses more, and
+/// the memory budget keeps n far below). Halving gives the ranks back exactly.
 pub fn doubled_ranks(v: &[f64]) -> Vec<u32> {
     let eps = TIE_TOLERANCE * v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     // (value, index) pairs sort contiguously, faster than an index sort.

@@ -88,7 +88,7 @@ const LINE_LIMIT: u64 = crate::limits::MEMORY_BUDGET / 4;
 fn read_line(reader: &mut BufReader<Scan<'_>>, buf: &mut Vec<u8>, line: usize, limit: u64) -> Result<usize> {
     let too_long = |what: String| {
         PosgeoError::TooLarge(format!(
-            "line {line} is longer than {what}; a sequence is held whole in memory: split the text into lines (one sequence a line)"
+            "line {line} is longer than {what}; a line is held whole in memory: keep one sequence a line (split the text into lines)"
         ))
     };
     loop {
@@ -104,10 +104,10 @@ fn read_line(reader: &mut BufReader<Scan<'_>>, buf: &mut Vec<u8>, line: usize, l
             Some(k) => (k + 1, true),
             None => (chunk.len(), false),
         };
-        if (buf.len() + take) as u64 > limit {
+        if (buf.len() + take - usize::from(done)) as u64 > limit {
             return Err(too_long(crate::limits::human(limit)));
         }
-        if buf.try_reserve(take).is_err() {
+        if !grow(buf, take, limit) {
             return Err(too_long(format!("the memory left ({} read)", crate::limits::human(buf.len() as u64))));
         }
         buf.extend_from_slice(&chunk[..take]);
@@ -128,6 +128,10 @@ fn owned_text(buf: &mut Vec<u8>, line: usize, lossy: bool, skipped: &mut usize) 
     if buf.last() == Some(&b'\r') {
         buf.pop();
     }
+    // A long line's buffer grew by doubling: give back the slack it would carry along.
+    if buf.capacity() - buf.len() > (1 << 20) {
+        buf.shrink_to_fit();
+    }
     match String::from_utf8(std::mem::take(buf)) {
         Ok(text) => Ok(Some(text)),
         Err(e) => {
@@ -135,6 +139,17 @@ fn owned_text(buf: &mut Vec<u8>, line: usize, lossy: bool, skipped: &mut usize) 
             Ok(decode(line, buf, lossy, skipped)?.map(str::to_string))
         }
     }
+}
+
+/// Makes room for `more` bytes in `buf`: doubling (capped at `limit` bytes), or, when that
+/// cannot be had, exactly what is needed. False when not even that can.
+fn grow(buf: &mut Vec<u8>, more: usize, limit: u64) -> bool {
+    let need = buf.len() + more;
+    if buf.capacity() >= need {
+        return true;
+    }
+    let doubled = (2 * buf.capacity()).min(usize::try_from(limit).unwrap_or(usize::MAX)).max(need);
+    buf.try_reserve_exact(doubled - buf.len()).is_ok() || buf.try_reserve_exact(more).is_ok()
 }
 
 fn io_error(scan: &mut Scan<'_>, e: std::io::Error) -> PosgeoError {

@@ -81,7 +81,8 @@ pub struct Report {
     pub encodings: BTreeMap<String, EncodingReport>,
     /// Encoding names in display order.
     pub encoding_order: Vec<String>,
-    /// Stress of X_r for r = 1..min(r_τ, 128).
+    /// Stress of X_r at every r ≤ 64, then on a geometric grid up to min(r_τ, 128)
+    /// ([`crate::rank_curve::rank_grid`]).
     pub rank_curve: Vec<RankPoint>,
     /// The five most frequent tokens per position.
     pub top_tokens: Vec<Vec<(String, u64)>>,
