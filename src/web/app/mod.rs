@@ -43,18 +43,6 @@ pub enum Slot {
 }
 
 impl Slot {
-    /// Where files dropped together on the page's drop zone go: a model folder's files (a
-    /// `config.json` or a `.safetensors` among several) to [`Slot::Model`] as one bundle,
-    /// anything else to [`Slot::Corpus`] (the first file).
-    pub fn of_dropped(names: &[String]) -> Slot {
-        let model_file = |n: &String| n == "config.json" || n.ends_with(".safetensors");
-        if names.len() > 1 && names.iter().any(model_file) {
-            Slot::Model
-        } else {
-            Slot::Corpus
-        }
-    }
-
     /// The shipped file of this slot (all-MiniLM-L6-v2's), as a URL relative to the page,
     /// with the name the page shows; the corpus has none.
     pub fn shipped(self) -> Option<(String, String)> {

@@ -82,3 +82,33 @@ pub(super) fn file_unreadable(m: &mut Model, slot: Slot, name: &str) -> Vec<Effe
     fx.extend(failed(format!("cannot read {name}")));
     fx
 }
+
+impl Slot {
+    /// Where files dropped together on the page's drop zone go: a model folder's files (a
+    /// `config.json` or a `.safetensors` among several) to [`Slot::Model`] as one bundle,
+    /// anything else to [`Slot::Corpus`] (the first file).
+    pub fn of_dropped(names: &[String]) -> Slot {
+        let model_file = |n: &String| n == "config.json" || n.ends_with(".safetensors");
+        if names.len() > 1 && names.iter().any(model_file) {
+            Slot::Model
+        } else {
+            Slot::Corpus
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slot;
+
+    #[test]
+    fn files_dropped_together_from_a_model_folder_go_to_the_model() {
+        let slot = |v: &[&str]| Slot::of_dropped(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(slot(&["config.json", "model.safetensors", "tokenizer.json"]), Slot::Model);
+        assert_eq!(slot(&["tokenizer.json", "pytorch.safetensors"]), Slot::Model);
+        // One file, even a model's, and several corpus files: the corpus (the first).
+        assert_eq!(slot(&["model.safetensors"]), Slot::Corpus);
+        assert_eq!(slot(&["a.txt", "b.txt"]), Slot::Corpus);
+        assert_eq!(slot(&[]), Slot::Corpus);
+    }
+}

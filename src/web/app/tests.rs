@@ -392,14 +392,3 @@ fn the_lecture_opens_from_the_hash_steps_with_keys_and_keeps_its_step_in_the_lin
     let fx = update(&mut m, Msg::Run { form: form(), at: 0.0 });
     assert!(fx.iter().any(|e| matches!(e, Effect::WriteUrl(u) if u.ends_with("#lecture/9"))), "{fx:?}");
 }
-
-#[test]
-fn files_dropped_together_from_a_model_folder_go_to_the_model() {
-    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    assert_eq!(Slot::of_dropped(&names(&["config.json", "model.safetensors", "tokenizer.json"])), Slot::Model);
-    assert_eq!(Slot::of_dropped(&names(&["tokenizer.json", "pytorch.safetensors"])), Slot::Model);
-    // One file, even a model's, and several corpus files: the corpus (the first).
-    assert_eq!(Slot::of_dropped(&names(&["model.safetensors"])), Slot::Corpus);
-    assert_eq!(Slot::of_dropped(&names(&["a.txt", "b.txt"])), Slot::Corpus);
-    assert_eq!(Slot::of_dropped(&[]), Slot::Corpus);
-}
