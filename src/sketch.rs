@@ -3,8 +3,8 @@
 //!
 //! An analysis does not keep δ itself (an n×n matrix per encoding: 134 MB each at
 //! n = 4096). Each encoding's δ is computed once, read by the stress measures (SPEC §6–§7)
-//! and summarised here, then dropped; [`crate::analysis::Compared::delta`] recomputes it from
-//! the configuration when a caller needs it whole.
+//! and summarised here, then dropped; [`crate::encodings::Encoding::distances`] computes it
+//! again from the configuration when a caller needs it whole.
 //!
 //! * Shepard: every `step`-th pair i < j (row order) of the positions the encoding covers,
 //!   with step = ⌈(n(n−1)/2) / [`SHEPARD_SAMPLES`]⌉ for the corpus's n positions.

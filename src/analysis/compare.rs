@@ -174,6 +174,12 @@ pub fn measure_encodings(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[
     Ok(measure_against(stress::Target::new(d)?, x.clone(), n, encodings))
 }
 
+/// [`measure_encodings`] on every core: D is prepared (its pairs sorted) once for them all.
+pub(super) fn measure_par(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[Encoding]) -> Result<Vec<Measure>> {
+    let targets = Targets { d: stress::Target::new(d)?, x: x.clone(), n };
+    Ok(crate::par::map(encodings.len(), |k| measure(&encodings[k], &targets)))
+}
+
 /// [`measure_encodings`] against D already prepared ([`stress::Target`], what the page sends
 /// its helper workers instead of D).
 pub fn measure_against(d: stress::Target, x: Points, n: usize, encodings: &[Encoding]) -> Vec<Measure> {

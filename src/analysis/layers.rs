@@ -113,7 +113,7 @@ pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &La
     }
     let (d, x) = restricted(analysis, plan.positions);
     let encodings: Vec<Encoding> = rows.iter().map(|(_, e)| e.clone()).collect();
-    let measures = measure_par(&d, &x, analysis.counts.n, &encodings)?;
+    let measures = super::compare::measure_par(&d, &x, analysis.counts.n, &encodings)?;
     analysis.compared.retain(|c| c.encoding.kind != EncodingKind::Layer);
     for ((name, encoding), (sketch, stress, procrustes)) in rows.into_iter().zip(measures) {
         analysis.compared.push(Compared { name, encoding, sketch, stress, procrustes });
@@ -127,16 +127,6 @@ pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &La
         cut: plan.cut,
     });
     Ok(())
-}
-
-/// [`super::measure_encodings`] on every core.
-fn measure_par(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[Encoding]) -> Result<Vec<super::Measure>> {
-    let parts = crate::par::map(encodings.len(), |k| super::measure_encodings(d, x, n, &encodings[k..k + 1]));
-    let mut out = Vec::with_capacity(encodings.len());
-    for p in parts {
-        out.extend(p?);
-    }
-    Ok(out)
 }
 
 /// The whole layer analysis natively: plan, forward pass and rows. `progress` gets the

@@ -184,20 +184,12 @@ pub struct Compared {
     pub name: String,
     /// The configuration.
     pub encoding: Encoding,
-    /// What the charts draw of its distances δ (δ itself is not kept: [`Compared::delta`]).
+    /// What the charts draw of its distances δ (δ itself is not kept: `encoding.distances()` computes it again).
     pub sketch: crate::sketch::Sketch,
     /// Its stress against D.
     pub stress: StressReport,
     /// Its Procrustes alignment onto the PMDS coordinates ([`crate::procrustes`]).
     pub procrustes: crate::procrustes::Alignment,
-}
-
-impl Compared {
-    /// Its distances δ, computed again from the configuration (the analysis keeps only their
-    /// measures and [`Compared::sketch`]).
-    pub fn delta(&self) -> DistanceMatrix {
-        self.encoding.distances()
-    }
 }
 
 /// Every intermediate of one run.
