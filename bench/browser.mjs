@@ -1,5 +1,5 @@
 // Browser benchmark: the built site (dist/) in headless Chromium. Measures the first
-// dashboard on load, upload-to-dashboard for the SST-2-sized and IMDB-sized corpora of
+// dashboard on load (from page.goto to #status done, and by the page's own clock), upload-to-dashboard for the SST-2-sized and IMDB-sized corpora of
 // bench/make_corpora.py (whitespace tokenizer), the native CLI on the same files in the
 // same run, and the page's longest main-thread task (Long Tasks API) during each run.
 // Usage: node bench/browser.mjs   (after `trunk build --release` and bench/run.sh's corpora)
@@ -52,11 +52,14 @@ for (let k = 0; k < REPS; k++) {
   const t0 = Date.now();
   await page.goto(url);
   await settle(page);
-  loads.push({ secs: (Date.now() - t0) / 1000, longest: await longest(), stages: await stages() });
+  const secs = (Date.now() - t0) / 1000;
+  // The page's own clock: from navigation to #status done (without the driver's latency).
+  const page_ = await page.evaluate(() => window.__stages.find((x) => x.key === 'end').t / 1000);
+  loads.push({ secs, page: page_, longest: await longest(), stages: await stages() });
 }
 const firstLoad = loads.find((l) => l.secs === median(loads.map((l) => l.secs)));
-rows.push({ what: `first dashboard on load (synthetic default), median of ${REPS}`, browser: firstLoad.secs,
-  longest: Math.max(...loads.map((l) => l.longest)), stages: firstLoad.stages });
+rows.push({ what: `first dashboard on load (synthetic default), median of ${REPS}; by the page's clock from navigation ${median(loads.map((l) => l.page)).toFixed(2)} s`,
+  browser: firstLoad.secs, longest: Math.max(...loads.map((l) => l.longest)), stages: firstLoad.stages });
 
 await page.selectOption('#opt-tokenizer', 'whitespace');
 for (const name of ['sst2', 'imdb']) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The engine benchmark: posgeo (release) against a straightforward numpy/scipy pipeline
-# (bench/baseline.py), per stage, on an IMDB-sized and an SST-2-sized corpus generated
+# (bench/baseline.py) and a careful one (bench/careful.py), per stage, on an IMDB-sized and an SST-2-sized corpus generated
 # reproducibly by bench/make_corpora.py; plus the eigensolvers (faer vs nalgebra), an
 # n = 2048 run and an n = 4096 run at the defaults (time and peak memory). Writes
 # bench-data/results.md and the current table of docs/PERFORMANCE.md (between its bench/run.sh
@@ -16,6 +16,7 @@ out=bench-data/results.jsonl
 for c in imdb sst2; do
   ./target/release/posgeo-bench "bench-data/$c.txt" --repeat 3 --eigen | sed "s/^{/{\"impl\":\"posgeo\",/" >> "$out"
   python3 bench/baseline.py "bench-data/$c.txt" --repeat 1 | sed "s/^{/{\"impl\":\"numpy\",/" >> "$out"
+  python3 bench/careful.py "bench-data/$c.txt" --repeat 1 | sed "s/^{/{\"impl\":\"careful\",/" >> "$out"
 done
 for it in 0 20; do
   ./target/release/posgeo-bench bench-data/synth2048.txt --max-len 2048 --repeat 1 --eigen --smacof-iter "$it" \
@@ -54,24 +55,26 @@ python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 stages = ["read_tokenize_count", "distances", "mds", "encodings_stress_monotonicity", "total"]
-lines = ["| corpus | n | |V| | stage | posgeo (s) | numpy/scipy (s) | speed-up |", "|---|---|---|---|---|---|---|"]
+lines = ["| corpus | n | |V| | stage | posgeo (s) | numpy/scipy (s) | speed-up | careful numpy/scipy (s) | speed-up |",
+         "|---|---|---|---|---|---|---|---|---|"]
 for c in ["imdb", "sst2"]:
     p = next(r for r in rows if r["impl"] == "posgeo" and c in r["corpus"])
     b = next(r for r in rows if r["impl"] == "numpy" and c in r["corpus"])
+    k = next(r for r in rows if r["impl"] == "careful" and c in r["corpus"])
     for s in stages:
-        lines.append(f"| {c} | {p['n']} | {p['vocab_size']} | {s} | {p[s]:.3f} | {b[s]:.3f} | {b[s]/p[s]:.1f}× |")
-    lines.append(f"| {c} | {p['n']} | | eigensolver only: faer / nalgebra | {p['eigen_faer']:.3f} | (nalgebra {p['eigen_nalgebra']:.3f}) | {p['eigen_nalgebra']/p['eigen_faer']:.1f}× |")
+        lines.append(f"| {c} | {p['n']} | {p['vocab_size']} | {s} | {p[s]:.3f} | {b[s]:.3f} | {b[s]/p[s]:.1f}× | {k[s]:.3f} | {k[s]/p[s]:.1f}× |")
+    lines.append(f"| {c} | {p['n']} | | eigensolver only: faer / nalgebra | {p['eigen_faer']:.3f} | (nalgebra {p['eigen_nalgebra']:.3f}) | {p['eigen_nalgebra']/p['eigen_faer']:.1f}× | | |")
 for r in rows:
     if r["impl"].startswith("posgeo-smacof"):
-        lines.append(f"| synth n=2048, {r['impl'][13:]} SMACOF iterations | {r['n']} | {r['vocab_size']} | total (MDS {r['mds']:.2f}, faer eigen {r['eigen_faer']:.2f}, nalgebra eigen {r['eigen_nalgebra']:.2f}) | {r['total']:.2f} | | |")
+        lines.append(f"| synth n=2048, {r['impl'][13:]} SMACOF iterations | {r['n']} | {r['vocab_size']} | total (MDS {r['mds']:.2f}, faer eigen {r['eigen_faer']:.2f}, nalgebra eigen {r['eigen_nalgebra']:.2f}) | {r['total']:.2f} | | | | |")
 base = next(r for r in rows if r["impl"] == "numpy-2048")
 for r in rows:
     if r["impl"] == "cli-2048":
-        lines.append(f"| synth n=2048, CLI end to end, SMACOF cap {r['smacof_iter']} | 2048 | 2000 | total | {r['total']:.2f} | {base['total']:.2f} (no SMACOF) | {base['total']/r['total']:.1f}× |")
+        lines.append(f"| synth n=2048, CLI end to end, SMACOF cap {r['smacof_iter']} | 2048 | 2000 | total | {r['total']:.2f} | {base['total']:.2f} (no SMACOF) | {base['total']/r['total']:.1f}× | | |")
 for r in rows:
     if r["impl"] == "cli-4096":
         cores = "one thread" if r["threads"] == 1 else "every core"
-        lines.append(f"| synth n={r['n']}, CLI end to end, the defaults ({cores}; SMACOF {r['smacof'][0]} iterations, {r['smacof'][1]}; peak {r['peak_mb']:.0f} MB) | {r['n']} | 2000 | total | {r['total']:.2f} | | |")
+        lines.append(f"| synth n={r['n']}, CLI end to end, the defaults ({cores}; SMACOF {r['smacof'][0]} iterations, {r['smacof'][1]}; peak {r['peak_mb']:.0f} MB) | {r['n']} | 2000 | total | {r['total']:.2f} | | | | |")
 open("bench-data/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 # The current table of docs/PERFORMANCE.md, between its markers: date, machine, this run.
@@ -79,7 +82,8 @@ import datetime, os, platform, re
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
 mem = next((int(l.split()[1]) // 1024 // 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
 head = (f"Measured {datetime.date.today().isoformat()} by `bash bench/run.sh` on {os.cpu_count()} cores of {cpu}, "
-        f"{mem} GiB; every ratio is posgeo (release) against the numpy/scipy baseline (bench/baseline.py) in the same run.")
+        f"{mem} GiB; every ratio is posgeo (release) against the numpy/scipy baselines in the same run: the straightforward "
+        f"one (bench/baseline.py) and the careful one (bench/careful.py).")
 block = "<!-- bench/run.sh:begin -->\n" + head + "\n\n" + "\n".join(lines) + "\n<!-- bench/run.sh:end -->"
 doc = open("docs/PERFORMANCE.md").read()
 doc = re.sub(r"<!-- bench/run.sh:begin -->.*?<!-- bench/run.sh:end -->", lambda _: block, doc, flags=re.S)

@@ -110,6 +110,48 @@ fn charts_draw_on_an_offscreen_canvas() {
     assert!(coloured > 100, "bars are drawn in colour ({coloured} pixels)");
 }
 
+/// The page's canvas backend, which sets a colour only when it changes, draws what
+/// plotters-canvas draws, pixel for pixel, also when text (drawn by plotters-canvas, which
+/// sets the fill colour itself) comes between two shapes of one colour.
+#[wasm_bindgen_test]
+fn the_measured_canvas_draws_what_plotters_canvas_draws() {
+    use plotters::prelude::*;
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let canvas = || {
+        let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().unchecked_into();
+        c.set_width(160);
+        c.set_height(100);
+        c
+    };
+    fn scene<DB: DrawingBackend>(root: &DrawingArea<DB, plotters::coord::Shift>) {
+        let red = RED.mix(0.45).filled();
+        root.fill(&WHITE).unwrap();
+        root.draw(&Circle::new((20, 20), 8, red)).unwrap();
+        root.draw(&Circle::new((26, 24), 8, red)).unwrap();
+        root.draw(&Text::new("posgeo", (40, 10), ("sans-serif", 14).into_font().color(&BLUE))).unwrap();
+        root.draw(&Circle::new((30, 60), 8, red)).unwrap();
+        root.draw(&PathElement::new(vec![(0, 80), (150, 80)], GREEN.stroke_width(1))).unwrap();
+        root.draw(&Rectangle::new([(60, 40), (90, 70)], RED.filled())).unwrap();
+        root.draw(&PathElement::new(vec![(100, 10), (100, 90)], GREEN.stroke_width(1))).unwrap();
+        root.draw(&PathElement::new(vec![(110, 10), (150, 90)], BLUE.stroke_width(3))).unwrap();
+        root.draw(&Circle::new((130, 40), 10, BLUE.stroke_width(2))).unwrap();
+        root.draw(&Rectangle::new([(120, 60), (150, 90)], GREEN.mix(0.5).filled())).unwrap();
+    }
+    let (a, b) = (canvas(), canvas());
+    let measured = posgeo::web::dom::render::MeasuredCanvas::new(&a).unwrap().into_drawing_area();
+    scene(&measured);
+    let plain = plotters_canvas::CanvasBackend::with_canvas_object(b.clone()).unwrap().into_drawing_area();
+    scene(&plain);
+    let pixels = |c: &web_sys::HtmlCanvasElement| {
+        let ctx: web_sys::CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().unchecked_into();
+        ctx.get_image_data(0.0, 0.0, 160.0, 100.0).unwrap().data().to_vec()
+    };
+    let (pa, pb) = (pixels(&a), pixels(&b));
+    let differ = pa.chunks(4).zip(pb.chunks(4)).filter(|(x, y)| x != y).count();
+    assert_eq!(differ, 0, "pixels that differ");
+    assert!(pa.chunks(4).filter(|p| p[0] > 200 && p[1] < 100).count() > 100, "red is drawn");
+}
+
 #[wasm_bindgen_test]
 fn the_first_load_is_answered_by_the_shipped_results_in_wasm() {
     use posgeo::web::app::{update, Effect, Form, Model, Msg};

@@ -36,18 +36,19 @@ pub enum ChartKind {
 }
 
 impl ChartKind {
-    /// Every chart, in page order (the order they are drawn in).
+    /// Every chart, in page order (the order they are drawn in): the σ* chart and the PMDS
+    /// map, above the fold, first.
     pub const ALL: [ChartKind; 10] = [
         ChartKind::Stress,
+        ChartKind::Map,
+        ChartKind::Layers,
         ChartKind::Heatmap,
         ChartKind::Geometry,
         ChartKind::Spectrum,
-        ChartKind::Map,
         ChartKind::Shepard,
         ChartKind::Rank,
         ChartKind::Monotonicity,
         ChartKind::Support,
-        ChartKind::Layers,
     ];
 
     /// The name in element ids (`chart-<name>`, `readout-<name>`), buttons and file names.

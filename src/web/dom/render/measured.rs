@@ -25,6 +25,11 @@ pub struct MeasuredCanvas {
     ctx: CanvasRenderingContext2d,
     nominal: (u32, u32),
     scale: (f64, f64),
+    /// The fill and stroke styles last set here (`None` once the inner backend may have
+    /// changed them): a chart sets the same colour thousands of times, and the canvas
+    /// parses every colour string it is given.
+    fill: Option<ColorKey>,
+    stroke: Option<(ColorKey, u32)>,
 }
 
 /// A canvas's nominal size: its declared size, recorded on first use.
@@ -86,13 +91,58 @@ impl MeasuredCanvas {
         let ctx = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
         let scale = (f64::from(bw) / f64::from(nominal.0), f64::from(bh) / f64::from(nominal.1));
         ctx.set_transform(scale.0, 0.0, 0.0, scale.1, 0.0, 0.0).ok()?;
-        Some(Self { inner: CanvasBackend::with_canvas_object(canvas.clone())?, ctx, nominal, scale })
+        Some(Self {
+            inner: CanvasBackend::with_canvas_object(canvas.clone())?,
+            ctx,
+            nominal,
+            scale,
+            fill: None,
+            stroke: None,
+        })
     }
 
     /// Canvas pixels per nominal pixel (x, y).
     pub fn scale(&self) -> (f64, f64) {
         self.scale
     }
+
+    /// Sets the fill colour unless it is already set.
+    fn fill_with(&mut self, c: BackendColor) {
+        if self.fill != Some(key(c)) {
+            self.ctx.set_fill_style_str(&css_color(c));
+            self.fill = Some(key(c));
+        }
+    }
+
+    /// Sets the stroke colour and width unless they are already set.
+    fn stroke_with<S: BackendStyle>(&mut self, style: &S) {
+        let (c, width) = (style.color(), style.stroke_width());
+        if self.stroke != Some((key(c), width)) {
+            self.ctx.set_stroke_style_str(&css_color(c));
+            self.ctx.set_line_width(f64::from(width));
+            self.stroke = Some((key(c), width));
+        }
+    }
+
+    /// Runs a drawing of the inner backend, which may set either style.
+    fn inner<R>(&mut self, f: impl FnOnce(&mut CanvasBackend) -> R) -> R {
+        self.fill = None;
+        self.stroke = None;
+        f(&mut self.inner)
+    }
+}
+
+/// A colour, comparable: its RGB and its alpha's bits.
+type ColorKey = ((u8, u8, u8), u64);
+
+fn key(c: BackendColor) -> ColorKey {
+    (c.rgb, c.alpha.to_bits())
+}
+
+/// A colour as the canvas reads it (as plotters-canvas writes it).
+fn css_color(c: BackendColor) -> String {
+    let (r, g, b) = c.rgb;
+    format!("rgba({r},{g},{b},{})", c.alpha)
 }
 
 impl DrawingBackend for MeasuredCanvas {
@@ -108,10 +158,22 @@ impl DrawingBackend for MeasuredCanvas {
         self.inner.present()
     }
     fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), Error> {
-        self.inner.draw_pixel(point, color)
+        self.inner(|b| b.draw_pixel(point, color))
     }
+    /// As plotters-canvas draws a line (half a pixel in on horizontal and vertical lines),
+    /// with the style set only when it changes.
     fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Result<(), Error> {
-        self.inner.draw_line(from, to, style)
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let nudge = |same: bool| if same { 0.5 } else { 0.0 };
+        let (dx, dy) = (nudge(from.0 == to.0), nudge(from.1 == to.1));
+        self.stroke_with(style);
+        self.ctx.begin_path();
+        self.ctx.move_to(f64::from(from.0) - dx, f64::from(from.1) - dy);
+        self.ctx.line_to(f64::from(to.0) - dx, f64::from(to.1) - dy);
+        self.ctx.stroke();
+        Ok(())
     }
     fn draw_rect<S: BackendStyle>(
         &mut self,
@@ -120,30 +182,51 @@ impl DrawingBackend for MeasuredCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), Error> {
-        self.inner.draw_rect(a, b, style, fill)
+        if !fill || style.color().alpha == 0.0 {
+            return self.inner(|back| back.draw_rect(a, b, style, fill));
+        }
+        self.fill_with(style.color());
+        self.ctx.fill_rect(f64::from(a.0), f64::from(a.1), f64::from(b.0 - a.0), f64::from(b.1 - a.1));
+        Ok(())
     }
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         path: I,
         style: &S,
     ) -> Result<(), Error> {
-        self.inner.draw_path(path, style)
+        self.inner(|b| b.draw_path(path, style))
     }
+    /// As plotters-canvas draws a circle, with the style set only when it changes.
     fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, style: &S, fill: bool) -> Result<(), Error> {
-        self.inner.draw_circle(c, r, style, fill)
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        if fill {
+            self.fill_with(style.color());
+        } else {
+            self.stroke_with(style);
+        }
+        self.ctx.begin_path();
+        self.ctx.arc(f64::from(c.0), f64::from(c.1), f64::from(r), 0.0, std::f64::consts::TAU).ok();
+        if fill {
+            self.ctx.fill();
+        } else {
+            self.ctx.stroke();
+        }
+        Ok(())
     }
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         vert: I,
         style: &S,
     ) -> Result<(), Error> {
-        self.inner.fill_polygon(vert, style)
+        self.inner(|b| b.fill_polygon(vert, style))
     }
     fn draw_text<T: BackendTextStyle>(&mut self, text: &str, style: &T, pos: BackendCoord) -> Result<(), Error> {
-        self.inner.draw_text(text, style, pos)
+        self.inner(|b| b.draw_text(text, style, pos))
     }
     fn blit_bitmap(&mut self, pos: BackendCoord, size: (u32, u32), src: &[u8]) -> Result<(), Error> {
-        self.inner.blit_bitmap(pos, size, src)
+        self.inner(|b| b.blit_bitmap(pos, size, src))
     }
 
     /// Width from `measureText`; height the font's line box (ascent + descent), as the
