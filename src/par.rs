@@ -17,6 +17,25 @@ pub fn map<T: Send>(count: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T
     }
 }
 
+/// Runs `f` on every run of consecutive elements of `v` that `same` joins (as
+/// `chunk_by_mut`), in parallel natively. Each run is its own piece, so the result does not
+/// depend on the threads.
+pub fn for_each_group<T: Send>(
+    v: &mut [T],
+    same: impl Fn(&T, &T) -> bool + Sync + Send,
+    f: impl Fn(&mut [T]) + Sync + Send,
+) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        v.par_chunk_by_mut(same).for_each(f);
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        v.chunk_by_mut(same).for_each(f);
+    }
+}
+
 /// Threads the pieces run on: every core natively, one in wasm.
 pub fn threads() -> usize {
     #[cfg(not(target_arch = "wasm32"))]
@@ -31,6 +50,13 @@ pub fn threads() -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_group_is_visited_once() {
+        let mut v: Vec<u32> = (0..10_000u32).map(|k| (k / 7) * 100 + (k * 37) % 7).collect();
+        super::for_each_group(&mut v, |a, b| a / 100 == b / 100, |g| g.sort_unstable());
+        assert!(v.windows(2).all(|w| w[0] <= w[1]), "each group sorted, groups in order");
+    }
+
     #[test]
     fn results_come_back_in_order() {
         let v = super::map(1000, |k| k * k);

@@ -79,6 +79,27 @@ pub(crate) fn record_lows(mut v: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
     v
 }
 
+/// The record lows of `mine` followed by `lows` (sequences shifted by `offset`). When every
+/// one of `lows` comes after all of `mine` (a table appended after another), the result is
+/// `mine` and then those of `lows` below `mine`'s lowest position: no sort, no new buffer.
+fn join_lows(mut mine: Vec<(u64, u32)>, mut lows: Vec<(u64, u32)>, offset: u64) -> Vec<(u64, u32)> {
+    let after = match (mine.last(), lows.first()) {
+        (_, None) => return mine,
+        (None, Some(_)) => true,
+        (Some(&(s, _)), Some(&(t, _))) => s < t + offset,
+    };
+    if !after {
+        return record_lows(mine.into_iter().chain(lows.into_iter().map(|(s, p)| (s + offset, p))).collect());
+    }
+    if mine.is_empty() {
+        lows.iter_mut().for_each(|l| l.0 += offset);
+        return lows;
+    }
+    let low = mine.iter().map(|&(_, p)| p).min().unwrap_or(u32::MAX);
+    mine.extend(lows.into_iter().filter(|&(_, p)| p < low).map(|(s, p)| (s + offset, p)));
+    mine
+}
+
 /// Approximate bytes of `cells` (position, type) counts, the first keys and the token
 /// strings ([`CountsTable::memory_bytes`], and the running tallies' estimate).
 pub(crate) fn memory_of(cells: usize, firsts: &[Vec<(u64, u32)>], types: &[String]) -> u64 {
@@ -182,19 +203,15 @@ impl CountsTable {
         }
         for (local, lows) in other.firsts.into_iter().enumerate() {
             let g = remap[local] as usize;
-            if lows.is_empty() {
-                continue;
-            }
             let mine = std::mem::take(&mut self.firsts[g]);
-            self.firsts[g] =
-                record_lows(mine.into_iter().chain(lows.into_iter().map(|(s, p)| (s + offset, p))).collect());
+            self.firsts[g] = join_lows(mine, lows, offset);
         }
         let mut runs: Vec<(u64, u64)> =
             other.cells.into_iter().map(|(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
         // `other`'s cells are sorted by key, so by position; the new ids reorder them only
         // within a position (and not at all when they keep the order, as for a first part).
         if !remap.windows(2).all(|w| w[0] < w[1]) {
-            runs.chunk_by_mut(|a, b| a.0 >> 32 == b.0 >> 32).for_each(<[(u64, u64)]>::sort_unstable);
+            crate::par::for_each_group(&mut runs, |a, b| a.0 >> 32 == b.0 >> 32, <[(u64, u64)]>::sort_unstable);
         }
         runs.dedup_by(|b, a| {
             let same = a.0 == b.0;

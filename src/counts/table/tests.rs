@@ -129,3 +129,25 @@ fn the_binary_form_round_trips() {
     assert_eq!(e, t, "appending to an empty count gives the table");
     assert!(CountsTable::from_bytes(b"\xff\xff").is_err());
 }
+
+#[test]
+fn joined_lows_are_the_record_lows_of_both() {
+    // Record lows of pseudo-random (sequence, position) lists, joined at every kind of
+    // overlap: one list after the other, interleaved, either one empty.
+    let mut s = 7u64;
+    let mut next = |m: u64| {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (s >> 33) % m
+    };
+    for case in 0..400 {
+        let mut list = |len: u64, from: u64| {
+            let v: Vec<(u64, u32)> = (0..next(len)).map(|_| (from + next(50), next(30) as u32)).collect();
+            record_lows(v)
+        };
+        let mine = list(12, 0);
+        let lows = list(12, if case % 2 == 0 { 60 } else { 0 });
+        let offset = next(3) * 40;
+        let want = record_lows(mine.iter().copied().chain(lows.iter().map(|&(q, p)| (q + offset, p))).collect());
+        assert_eq!(join_lows(mine, lows, offset), want, "case {case}");
+    }
+}
