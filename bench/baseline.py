@@ -65,7 +65,7 @@ def monotonicity(delta):
     return viol / trip
 
 
-def stress(delta, d):
+def stress(delta, d, monotonicity=monotonicity):
     iu = np.triu_indices(len(d), 1)
     x, y = delta[iu], d[iu]
     tt = (y * y).sum()
@@ -74,18 +74,22 @@ def stress(delta, d):
     return ((x - y) ** 2).sum() / tt, ((a * x - y) ** 2).sum() / tt, a, rho, monotonicity(delta)
 
 
+def guttman(x, d, delta):
+    """One Guttman transform: X ← B(X)·X / n."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = np.where(delta > 0, -d / delta, 0.0)
+    np.fill_diagonal(b, 0.0)
+    np.fill_diagonal(b, -b.sum(1))
+    return b @ x / len(x)
+
+
 def smacof(x, d, iters=500, tol=1e-9):
-    n = len(x)
     delta = squareform(pdist(x))
     s = ((np.triu(delta - d, 1)) ** 2).sum()
     for _ in range(iters):
         if s <= 0:
             break
-        with np.errstate(divide="ignore", invalid="ignore"):
-            b = np.where(delta > 0, -d / delta, 0.0)
-        np.fill_diagonal(b, 0.0)
-        np.fill_diagonal(b, -b.sum(1))
-        x = b @ x / n
+        x = guttman(x, d, delta)
         delta = squareform(pdist(x))
         new = ((np.triu(delta - d, 1)) ** 2).sum()
         change, s = (s - new) / s, new
@@ -94,7 +98,8 @@ def smacof(x, d, iters=500, tol=1e-9):
     return x
 
 
-def encodings(d, w, v, dim=768, base=10000.0, h=64, slope=0.5, sigma=0.02, smacof_iter=500):
+def configurations(d, w, v, dim=768, base=10000.0, h=64, slope=0.5, sigma=0.02, smacof_iter=500, smacof=smacof):
+    """Every encoding's position vectors (SMACOF by the given function)."""
     n = len(d)
     i = np.arange(n)[:, None]
     k = np.arange(dim)[None, :] // 2
@@ -108,7 +113,7 @@ def encodings(d, w, v, dim=768, base=10000.0, h=64, slope=0.5, sigma=0.02, smaco
     r_e = max(1, int(np.searchsorted(np.cumsum(pos), 0.99 * pos.sum()) + 1))
     x = v * np.sqrt(pos)
     pm = x[:, : min(dim, r_tau)]
-    configs = {
+    return {
         "nope": np.zeros((n, 1)),
         "sinusoidal": sin,
         "rope": rope,
@@ -118,12 +123,17 @@ def encodings(d, w, v, dim=768, base=10000.0, h=64, slope=0.5, sigma=0.02, smaco
         "pmds_r": x[:, :r_e],
         "smacof": smacof(pm, d, iters=smacof_iter),
     }
+
+
+def encodings(d, w, v, smacof_iter=500):
+    configs = configurations(d, w, v, smacof_iter=smacof_iter)
     out = {name: stress(squareform(pdist(p)), d) for name, p in configs.items()}
     out["corpus"] = monotonicity(d)
     return out
 
 
-def main():
+def main(count=count, encodings=encodings, extra=lambda res: {}):
+    """Times the pipeline made of these stages (bench/careful.py passes its own)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
     ap.add_argument("--repeat", type=int, default=1)
@@ -148,6 +158,7 @@ def main():
         "read_tokenize_count": best[0], "distances": best[1], "mds": best[2],
         "encodings_stress_monotonicity": best[3], "total": best[4],
         "pmds_scaled_stress": res["pmds"][1], "sinusoidal_scaled_stress": res["sinusoidal"][1],
+        **extra(res),
     }))
 
 
