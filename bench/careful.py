@@ -19,7 +19,6 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist, squareform
 
 import baseline
-from baseline import hellinger, mds
 
 
 def count(path, max_len=512, min_support=5):

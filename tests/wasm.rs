@@ -112,7 +112,8 @@ fn charts_draw_on_an_offscreen_canvas() {
 
 /// The page's canvas backend, which sets a colour only when it changes, draws what
 /// plotters-canvas draws, pixel for pixel, also when text (drawn by plotters-canvas, which
-/// sets the fill colour itself) comes between two shapes of one colour.
+/// sets the fill colour itself) comes between two shapes of one colour. (Headless Chromium
+/// draws at devicePixelRatio 1, so both canvases keep their 160×100 pixels.)
 #[wasm_bindgen_test]
 fn the_measured_canvas_draws_what_plotters_canvas_draws() {
     use plotters::prelude::*;
