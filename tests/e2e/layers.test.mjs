@@ -1,13 +1,15 @@
 // End-to-end tests of "Inside the model" (SPEC §9): the shipped all-MiniLM-L6-v2, fetched with
 // its progress bar, gives the layer rows of `posgeo analyze --model`; an uploaded model folder
 // (a small random BERT made by tests/reference/tiny_bert.py) works the same; a cancel in the
-// middle of the pass keeps the last results; each bad model gets a message naming its defect
-// and the results stay.
+// middle of the pass keeps the last results; each bad model (unsupported config, weights that
+// disagree with it or miss layers, a tokenizer beyond its vocabulary, a truncated checkpoint)
+// gets a message naming its defect and the results stay.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { serve, launch, settle, openSettled, runAfter, table, cli, assertSameNumbers } from './harness.mjs';
 
@@ -116,11 +118,20 @@ test('each bad model gets its message and the results stay', async () => {
   const shape = tinyModel('shape');
   fs.writeFileSync(path.join(shape, 'config.json'), JSON.stringify({ ...config, intermediate_size: 36 }));
   cases.push([files(shape), /has shape \[37\] but config\.json implies \[36\]/]);
+  const missing = tinyModel('missing');
+  fs.writeFileSync(path.join(missing, 'config.json'), JSON.stringify({ ...config, num_hidden_layers: config.num_hidden_layers + 2 }));
+  cases.push([files(missing), /tensor\(s\) the config needs are missing: encoder\.layer\./]);
   const cut = tinyModel('cut');
   const st = fs.readFileSync(path.join(cut, 'model.safetensors'));
   fs.writeFileSync(path.join(cut, 'model.safetensors'), st.subarray(0, st.length >> 1));
   cases.push([files(cut), /truncated/]);
-  for (const [chosen, message] of cases) {
+  // MiniLM's tokenizer gives ids beyond the small model's vocabulary (at a max_len its
+  // 40 positions cover, so that its position table fits the corpus).
+  const vocab = tinyModel('vocab');
+  fs.writeFileSync(path.join(vocab, 'tokenizer.json'), zlib.gunzipSync(fs.readFileSync(path.join(MODEL, 'tokenizer.json.gz'))));
+  cases.push([files(vocab), /outside the model's vocabulary of/, { max_len: '32' }]);
+  for (const [chosen, message, options] of cases) {
+    if (options) await genesisWith(page, options);
     await page.setInputFiles('#model-input', chosen);
     await page.waitForFunction(() => /compared in the next run/.test(document.querySelector('#model-info').textContent));
     assert.equal(await runAfter(page, () => page.click('#run-button'), 240000), 'error');
