@@ -50,13 +50,23 @@ impl Points {
     /// buffer: one n×n matrix, no second one for the Gram matrix) and recomputes directly the
     /// pairs where that subtraction would lose digits.
     pub fn distances(&self) -> DistanceMatrix {
+        let mut data = vec![0.0; self.n * self.n];
+        self.distances_into(&mut data);
+        DistanceMatrix::from_row_major(self.n, data)
+    }
+
+    /// [`Points::distances`] written into `data` (row-major, resized to n×n; what it held
+    /// does not matter, since every entry is written): a loop that measures many
+    /// configurations reuses one buffer.
+    pub(crate) fn distances_into(&self, data: &mut Vec<f64>) {
         let (n, dim) = (self.n, self.dim);
+        data.resize(n * n, 0.0);
         if dim == 0 {
-            return DistanceMatrix::from_fn(n, |_, _| 0.0);
+            data.fill(0.0);
+            return;
         }
-        let mut data = vec![0.0; n * n];
         let a = MatRef::from_row_major_slice(&self.data, n, dim);
-        upper_gram(a, MatMut::from_row_major_slice_mut(&mut data, n, n), true);
+        upper_gram(a, MatMut::from_row_major_slice_mut(data, n, n), true);
         let norms: Vec<f64> = (0..n).map(|i| data[i * n + i]).collect();
         for i in 0..n {
             data[i * n + i] = 0.0;
@@ -68,7 +78,6 @@ impl Points {
                 data[j * n + i] = v;
             }
         }
-        DistanceMatrix::from_row_major(n, data)
     }
 
     /// ‖p_i − p_j‖₂ by its definition.
@@ -81,5 +90,25 @@ impl Points {
     pub(crate) fn distances_by_lag(&self) -> DistanceMatrix {
         let by_lag: Vec<f64> = (0..self.n).map(|l| self.direct(l, 0)).collect();
         DistanceMatrix::from_fn(self.n, |i, j| by_lag[j - i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_written_into_a_used_buffer_are_the_distances() {
+        let p = Points::from_fn(37, 5, |i, k| ((i * 7 + k * 3) % 11) as f64 * 0.3 - k as f64);
+        let fresh = p.distances();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for mut buf in [vec![f64::NAN; 10], vec![f64::NAN; 37 * 37], vec![7.0; 50 * 50]] {
+            p.distances_into(&mut buf);
+            assert_eq!(bits(&buf), bits(fresh.as_slice()));
+        }
+        let flat = Points::from_fn(4, 0, |_, _| 0.0);
+        let mut buf = vec![3.0; 16];
+        flat.distances_into(&mut buf);
+        assert!(buf.iter().all(|&v| v == 0.0));
     }
 }

@@ -20,12 +20,12 @@ use crate::points::Points;
 use faer::Mat;
 use serde::{Deserialize, Serialize};
 
-/// Raw stress numerator Σ_{i<j} (δ_ij − D_ij)².
-fn raw_sum(delta: &DistanceMatrix, target: &DistanceMatrix) -> f64 {
+/// Raw stress numerator Σ_{i<j} (δ_ij − D_ij)², δ row-major n×n.
+fn raw_sum(delta: &[f64], target: &DistanceMatrix) -> f64 {
     let n = target.n();
     let mut s = 0.0;
     for i in 0..n {
-        for (a, b) in delta.row(i)[i + 1..].iter().zip(&target.row(i)[i + 1..]) {
+        for (a, b) in delta[i * n + i + 1..(i + 1) * n].iter().zip(&target.row(i)[i + 1..]) {
             let e = a - b;
             s += e * e;
         }
@@ -73,13 +73,13 @@ pub struct SmacofFit {
     pub stop: SmacofStop,
 }
 
-/// B(X) of the Guttman transform. B is symmetric, so column j is built from row j of δ and
-/// D (contiguous in both), B_jj = −Σ_{i≠j} B_ij summed in row order.
-fn guttman_b(delta: &DistanceMatrix, target: &DistanceMatrix) -> Mat<f64> {
+/// B(X) of the Guttman transform, written into `b` (every entry: what it held does not
+/// matter). B is symmetric, so column j is built from row j of δ (row-major n×n) and of D
+/// (contiguous in both), B_jj = −Σ_{i≠j} B_ij summed in row order.
+fn guttman_b(delta: &[f64], target: &DistanceMatrix, b: &mut Mat<f64>) {
     let n = target.n();
-    let mut b = Mat::<f64>::zeros(n, n);
     for j in 0..n {
-        let (dr, tr) = (delta.row(j), target.row(j));
+        let (dr, tr) = (&delta[j * n..(j + 1) * n], target.row(j));
         let col = b.col_as_slice_mut(j);
         let mut s = 0.0;
         for i in 0..n {
@@ -89,7 +89,6 @@ fn guttman_b(delta: &DistanceMatrix, target: &DistanceMatrix) -> Mat<f64> {
         }
         col[j] = -s;
     }
-    b
 }
 
 /// SMACOF from a start configuration, stopping by the rule of the module docs with `tol` the
@@ -108,7 +107,10 @@ pub fn smacof(
         return SmacofFit { points: x, iterations: 0, stop: SmacofStop::Tolerance };
     }
     let tt: f64 = target.upper().iter().map(|v| v * v).sum();
-    let mut delta = x.distances();
+    // δ of X and of the candidate, and B: three n×n buffers for the whole run.
+    let (mut delta, mut cand_delta) = (Vec::new(), Vec::new());
+    x.distances_into(&mut delta);
+    let mut b = Mat::<f64>::zeros(n, n);
     let mut stress = raw_sum(&delta, target);
     let floor = 1e-24 * tt;
     let mut it = 0;
@@ -118,11 +120,11 @@ pub fn smacof(
             stop = SmacofStop::Cap;
             break;
         }
-        let b = guttman_b(&delta, target);
+        guttman_b(&delta, target, &mut b);
         let xm = Mat::from_fn(n, dim, |i, k| x.data[i * dim + k]);
         let next = &b * &xm;
         let candidate = Points::from_fn(n, dim, |i, k| next[(i, k)] / n as f64);
-        let cand_delta = candidate.distances();
+        candidate.distances_into(&mut cand_delta);
         let new_stress = raw_sum(&cand_delta, target);
         it += 1;
         progress(it as f64 / max_iter.max(1) as f64);
@@ -131,7 +133,8 @@ pub fn smacof(
             break;
         }
         let small = stress / tt - new_stress / tt < tol;
-        (x, delta, stress) = (candidate, cand_delta, new_stress);
+        (x, stress) = (candidate, new_stress);
+        std::mem::swap(&mut delta, &mut cand_delta);
         if small {
             break;
         }
@@ -148,7 +151,7 @@ mod tests {
     }
 
     fn sigma(x: &Points, target: &DistanceMatrix) -> f64 {
-        raw_sum(&x.distances(), target) / target.upper().iter().map(|v| v * v).sum::<f64>()
+        raw_sum(x.distances().as_slice(), target) / target.upper().iter().map(|v| v * v).sum::<f64>()
     }
 
     #[test]
