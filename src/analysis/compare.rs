@@ -174,17 +174,11 @@ pub fn measure_encodings(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[
     Ok(measure_against(stress::Target::new(d)?, x.clone(), n, encodings))
 }
 
-/// [`measure_encodings`] on every core: D is prepared (its pairs sorted) once for them all.
-pub(super) fn measure_par(d: &DistanceMatrix, x: &Points, n: usize, encodings: &[Encoding]) -> Result<Vec<Measure>> {
-    let targets = Targets { d: stress::Target::new(d)?, x: x.clone(), n };
-    Ok(crate::par::map(encodings.len(), |k| measure(&encodings[k], &targets)))
-}
-
 /// [`measure_encodings`] against D already prepared ([`stress::Target`], what the page sends
-/// its helper workers instead of D).
+/// its helper workers instead of D); the encodings on every core natively, in order.
 pub fn measure_against(d: stress::Target, x: Points, n: usize, encodings: &[Encoding]) -> Vec<Measure> {
     let targets = Targets { d, x, n };
-    encodings.iter().map(|e| measure(e, &targets)).collect()
+    crate::par::map(encodings.len(), |k| measure(&encodings[k], &targets))
 }
 
 /// What every encoding is compared with: D, the PMDS coordinates for Procrustes, and the

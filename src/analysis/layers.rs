@@ -113,7 +113,7 @@ pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &La
     }
     let (d, x) = restricted(analysis, plan.positions);
     let encodings: Vec<Encoding> = rows.iter().map(|(_, e)| e.clone()).collect();
-    let measures = super::compare::measure_par(&d, &x, analysis.counts.n, &encodings)?;
+    let measures = super::measure_encodings(&d, &x, analysis.counts.n, &encodings)?;
     analysis.compared.retain(|c| c.encoding.kind != EncodingKind::Layer);
     for ((name, encoding), (sketch, stress, procrustes)) in rows.into_iter().zip(measures) {
         analysis.compared.push(Compared { name, encoding, sketch, stress, procrustes });

@@ -184,7 +184,8 @@ pub struct Compared {
     pub name: String,
     /// The configuration.
     pub encoding: Encoding,
-    /// What the charts draw of its distances δ (δ itself is not kept: `encoding.distances()` computes it again).
+    /// What the charts draw of its distances δ (δ itself is not kept:
+    /// `encoding.distances()` computes it again).
     pub sketch: crate::sketch::Sketch,
     /// Its stress against D.
     pub stress: StressReport,

@@ -11,7 +11,8 @@
 //! 4. `random_high` — a random table has very high stress: σ*(random) above every other
 //!    encoding's but `nope`'s (which carries no positions at all).
 //! 5. `low_rank` — low rank suffices: the smallest r of the rank curve (every r ≤ 64, then its
-//!    geometric grid) whose X_r has σ* ≤ 1 % of sinusoidal's σ* exists, and r(n + d) < n·d; its parameter saving is 1 − r(n + d)/(n·d).
+//!    geometric grid) whose X_r has σ* ≤ 1 % of sinusoidal's σ* exists, and r(n + d) < n·d;
+//!    its parameter saving is 1 − r(n + d)/(n·d).
 //! 6. `monotone` — MDS and pretrained tables are more monotone than random ones: the
 //!    violation rate of `pmds` and of every learned table below `random`'s.
 //! 7. `layer_departs` — with a model, the layer whose centroid departs most from the corpus

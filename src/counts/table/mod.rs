@@ -83,21 +83,19 @@ pub(crate) fn record_lows(mut v: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
 /// one of `lows` comes after all of `mine` (a table appended after another), the result is
 /// `mine` and then those of `lows` below `mine`'s lowest position: no sort, no new buffer.
 fn join_lows(mut mine: Vec<(u64, u32)>, mut lows: Vec<(u64, u32)>, offset: u64) -> Vec<(u64, u32)> {
-    let after = match (mine.last(), lows.first()) {
-        (_, None) => return mine,
-        (None, Some(_)) => true,
-        (Some(&(s, _)), Some(&(t, _))) => s < t + offset,
-    };
-    if !after {
-        return record_lows(mine.into_iter().chain(lows.into_iter().map(|(s, p)| (s + offset, p))).collect());
+    // Record lows' positions fall strictly: `mine`'s lowest is its last.
+    match (mine.last().copied(), lows.first()) {
+        (_, None) => mine,
+        (None, Some(_)) => {
+            lows.iter_mut().for_each(|l| l.0 += offset);
+            lows
+        }
+        (Some((s, low)), Some(&(t, _))) if s < t + offset => {
+            mine.extend(lows.into_iter().filter(|&(_, p)| p < low).map(|(s, p)| (s + offset, p)));
+            mine
+        }
+        _ => record_lows(mine.into_iter().chain(lows.into_iter().map(|(s, p)| (s + offset, p))).collect()),
     }
-    if mine.is_empty() {
-        lows.iter_mut().for_each(|l| l.0 += offset);
-        return lows;
-    }
-    let low = mine.iter().map(|&(_, p)| p).min().unwrap_or(u32::MAX);
-    mine.extend(lows.into_iter().filter(|&(_, p)| p < low).map(|(s, p)| (s + offset, p)));
-    mine
 }
 
 /// Approximate bytes of `cells` (position, type) counts, the first keys and the token

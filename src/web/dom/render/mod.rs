@@ -48,7 +48,7 @@ pub fn results(id: u32) {
     claims(&els.claims, r);
     super::lecture::render();
     remember_shown();
-    later(move || draw_from(0, id, now()));
+    later(move || draw_from(0, id));
 }
 
 /// Keeps the displayed size of every dashboard chart (read in one layout).
@@ -103,14 +103,14 @@ fn claims(list: &web_sys::Element, r: &crate::report::Report) {
 /// 100 ms).
 const TASK_BUDGET_MS: f64 = 45.0;
 
-/// Draws the charts from the k-th on in this task (which began at `start`) while it is
-/// within [`TASK_BUDGET_MS`], then the rest in later tasks. The first task begins after
-/// the one that wrote the results' text, so the summary and table show first.
-fn draw_from(k: usize, id: u32, start: f64) {
-    let mut k = k;
+/// Draws the charts from the k-th on while this task is within [`TASK_BUDGET_MS`], then
+/// the rest in later tasks. The first task begins after the one that wrote the results'
+/// text, so the summary and table show first.
+fn draw_from(k: usize, id: u32) {
+    let (start, mut k) = (now(), k);
     while let Some(&kind) = ChartKind::ALL.get(k) {
         if now() - start >= TASK_BUDGET_MS {
-            return later(move || draw_from(k, id, now()));
+            return later(move || draw_from(k, id));
         }
         draw(kind);
         k += 1;
