@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export RUST_BACKTRACE=0
+# Incremental caches would only grow target/ on a one-shot run.
+export CARGO_INCREMENTAL=0
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 
 step() { printf '\n== %s ==\n' "$*"; }
