@@ -92,7 +92,7 @@ impl Tokenizer {
         }
         let mut buf = String::new();
         let mut emit = |tok: &str| {
-            if self.lowercase && tok.chars().any(|c| c.is_uppercase() || !c.is_ascii()) {
+            if self.lowercase && tok.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
                 buf.clear();
                 buf.push_str(&tok.to_lowercase());
                 f(&buf);

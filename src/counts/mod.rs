@@ -23,6 +23,10 @@ use serde::{Deserialize, Serialize};
 pub use stream::{count_batches, count_stream, Streamed, BATCH_BYTES};
 pub use table::{looks_like_table, read_table_bytes, write_csv, CountsTable, TableFormat, TextTally};
 
+mod interner;
+mod pairs;
+#[cfg(not(target_arch = "wasm32"))]
+mod parallel;
 mod stream;
 mod table;
 mod tally;
@@ -303,6 +307,10 @@ mod tests {
             one.read(&corpus.sequences, &mut |_| {});
             let single = one.into_table();
             assert_eq!(all, single);
+            for threads in [2, 3, 5] {
+                let shared = parallel::count_with(&corpus.sequences, &p.tokenizer, p.max_len, threads, &mut |_| {});
+                assert_eq!(shared.as_ref(), Some(&single), "{threads} threads");
+            }
             // Appending the tables of consecutive parts gives the table of the whole.
             let (a, b) = corpus.sequences.split_at(12_345);
             let mut parts = count_table(a, &p.tokenizer, p.max_len, &mut |_| {});

@@ -1,73 +1,54 @@
 //! Counting's inner loop: one reader's tallies over a run of sequences — the token interner,
-//! the (position, type) pair counts, each type's record lows and the length histogram —
-//! turned into a [`CountsTable`] that later runs are appended to.
+//! each type's record lows and the length histogram ([`Reader`]), and the (position, type)
+//! pair counts — turned into a [`CountsTable`] that later runs are appended to. Natively,
+//! corpora large enough are counted on every core ([`super::parallel`]).
 
+use super::interner::Interner;
+use super::pairs::PairCounts;
 use super::table::{CountsTable, TextTally};
 use crate::corpus::tokenize::Tokenizer;
-use rustc_hash::FxHashMap;
 
-/// Tokens buffered before a sort-and-merge into the running (position, type) counts.
-const CHUNK: usize = 1 << 22;
-
-/// Merges two runs sorted by key with distinct keys each, adding the counts of equal keys.
-pub(super) fn merge_sorted(old: Vec<(u64, u64)>, runs: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    if old.is_empty() {
-        return runs;
-    }
-    if runs.is_empty() {
-        return old;
-    }
-    let mut out = Vec::with_capacity(old.len() + runs.len());
-    let (mut a, mut b) = (0, 0);
-    while a < old.len() && b < runs.len() {
-        match old[a].0.cmp(&runs[b].0) {
-            std::cmp::Ordering::Less => {
-                out.push(old[a]);
-                a += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(runs[b]);
-                b += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push((old[a].0, old[a].1.saturating_add(runs[b].1)));
-                a += 1;
-                b += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&old[a..]);
-    out.extend_from_slice(&runs[b..]);
-    out
+/// What reading a run of sequences (numbered from 0) tells apart from the pair counts: the
+/// types in order of first occurrence, their record lows and the lengths.
+pub(super) struct Reader {
+    pub(super) interner: Interner,
+    /// Per type, its record lows (sequence, position): strictly decreasing positions.
+    pub(super) firsts: Vec<Vec<(u64, u32)>>,
+    /// The last position pushed to `firsts[id]` (flat, so the common case is one load).
+    lowest: Vec<u32>,
+    pub(super) text: TextTally,
 }
 
-/// Sorted, run-length counts of (position << 32 | type id) keys: memory proportional to the
-/// distinct (position, type) pairs plus one chunk of keys.
-#[derive(Default)]
-struct PairCounts {
-    merged: Vec<(u64, u64)>,
-    buffer: Vec<u64>,
-}
-
-impl PairCounts {
-    fn push(&mut self, pos: usize, id: u32) {
-        self.buffer.push((pos as u64) << 32 | id as u64);
-        if self.buffer.len() >= CHUNK {
-            self.flush();
+impl Reader {
+    pub(super) fn new(max_len: usize) -> Self {
+        Reader {
+            interner: Interner::default(),
+            firsts: Vec::new(),
+            lowest: Vec::new(),
+            text: TextTally { lengths: vec![0; max_len + 1], ..TextTally::default() },
         }
     }
 
-    fn flush(&mut self) {
-        self.buffer.sort_unstable();
-        let mut runs: Vec<(u64, u64)> = Vec::new();
-        for &k in &self.buffer {
-            match runs.last_mut() {
-                Some((key, c)) if *key == k => *c += 1,
-                _ => runs.push((k, 1)),
-            }
+    /// The id of the token `tok` at `pos` of the sequence being read, its record low noted.
+    #[inline]
+    pub(super) fn token(&mut self, tok: &str, pos: usize) -> u32 {
+        let (id, new) = self.interner.intern(tok);
+        if new {
+            self.firsts.push(Vec::new());
+            self.lowest.push(u32::MAX);
         }
-        self.buffer.clear();
-        self.merged = merge_sorted(std::mem::take(&mut self.merged), runs);
+        let i = id as usize;
+        if (pos as u32) < self.lowest[i] {
+            self.lowest[i] = pos as u32;
+            self.firsts[i].push((self.text.sequences, pos as u32));
+        }
+        id
+    }
+
+    /// Approximate bytes held: the record lows (as [`CountsTable::memory_bytes`] counts
+    /// them) and the interner.
+    pub(super) fn memory_bytes(&self) -> u64 {
+        super::table::memory_of(0, &self.firsts, &[]) + self.interner.memory_bytes()
     }
 }
 
@@ -75,43 +56,13 @@ impl PairCounts {
 pub(super) struct Tallies<'t> {
     tokenizer: &'t Tokenizer,
     max_len: usize,
-    /// Keys up to 24 bytes live inline in the table: one cache line per lookup.
-    interner: FxHashMap<compact_str::CompactString, u32>,
-    types: Vec<String>,
-    /// Per type, its record lows (sequence, position): strictly decreasing positions.
-    firsts: Vec<Vec<(u64, u32)>>,
-    /// The last position pushed to `firsts[id]` (flat, so the common case is one load).
-    lowest: Vec<u32>,
+    reader: Reader,
     pairs: PairCounts,
-    text: TextTally,
 }
 
 impl<'t> Tallies<'t> {
     pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
-        Tallies {
-            tokenizer,
-            max_len,
-            interner: FxHashMap::default(),
-            types: Vec::new(),
-            firsts: Vec::new(),
-            lowest: Vec::new(),
-            pairs: PairCounts::default(),
-            text: TextTally { lengths: vec![0; max_len + 1], ..TextTally::default() },
-        }
-    }
-
-    fn id(&mut self, tok: &str) -> u32 {
-        match self.interner.get(tok) {
-            Some(&id) => id,
-            None => {
-                let id = self.types.len() as u32;
-                self.interner.insert(tok.into(), id);
-                self.types.push(tok.to_string());
-                self.firsts.push(Vec::new());
-                self.lowest.push(u32::MAX);
-                id
-            }
-        }
+        Tallies { tokenizer, max_len, reader: Reader::new(max_len), pairs: PairCounts::new(max_len) }
     }
 
     /// Reads the next sequences; `progress` receives the fraction of them read.
@@ -119,47 +70,36 @@ impl<'t> Tallies<'t> {
         let total = seqs.len().max(1);
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
-            let s = self.text.sequences;
             let mut pos = 0usize;
             tokenizer.for_each_token(seq.as_ref(), self.max_len, |tok| {
-                let id = self.id(tok) as usize;
-                if (pos as u32) < self.lowest[id] {
-                    self.lowest[id] = pos as u32;
-                    self.firsts[id].push((s, pos as u32));
-                }
-                self.pairs.push(pos, id as u32);
+                let id = self.reader.token(tok, pos);
+                self.pairs.announce(self.reader.interner.len());
+                self.pairs.push(pos, id);
                 pos += 1;
             });
-            self.text.record_length(pos);
+            self.reader.text.record_length(pos);
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
             }
         }
     }
 
-    /// Approximate bytes held: as [`CountsTable::memory_bytes`] counts a table, plus the
-    /// interner's copy of the token strings and the buffered keys (8 bytes each).
+    /// Approximate bytes held: the reader's, and the pair counts' cells, buffer and flat
+    /// table.
     fn memory_bytes(&self) -> u64 {
-        let interner: u64 = self.types.iter().map(|t| 24 + t.len() as u64).sum();
-        super::table::memory_of(self.pairs.merged.len(), &self.firsts, &self.types)
-            + self.pairs.buffer.len() as u64 * 8
-            + interner
+        self.reader.memory_bytes() + self.pairs.memory_bytes()
     }
 
     /// The table of what was read.
-    pub(super) fn into_table(mut self) -> CountsTable {
-        self.pairs.flush();
-        CountsTable { types: self.types, cells: self.pairs.merged, firsts: self.firsts, text: Some(self.text) }
+    pub(super) fn into_table(self) -> CountsTable {
+        let Reader { interner, firsts, text, .. } = self.reader;
+        CountsTable { types: interner.into_types(), cells: self.pairs.into_cells(), firsts, text: Some(text) }
     }
 }
 
-/// Corpora with at least this many sequences per reader are split between threads.
-#[cfg(not(target_arch = "wasm32"))]
-const PER_READER: usize = 4096;
-
-/// Counts sequences into a table: natively on every core (each thread reads a contiguous
-/// part, and the parts' tables are appended in order, so the result is the same table a
-/// single reader produces, byte for byte); in wasm on the calling thread.
+/// Counts sequences into a table: natively on every core when there are enough of them
+/// ([`super::parallel`]: the same table a single reader produces, byte for byte); in wasm
+/// on the calling thread.
 pub(super) fn count_sequences<S: AsRef<str> + Sync>(
     seqs: &[S],
     tokenizer: &Tokenizer,
@@ -167,60 +107,12 @@ pub(super) fn count_sequences<S: AsRef<str> + Sync>(
     progress: &mut dyn FnMut(f64),
 ) -> CountsTable {
     #[cfg(not(target_arch = "wasm32"))]
-    {
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let readers = threads.min(seqs.len() / PER_READER).max(1);
-        if readers > 1 {
-            return count_in_threads(seqs, tokenizer, max_len, readers, progress);
-        }
+    if let Some(table) = super::parallel::count(seqs, tokenizer, max_len, progress) {
+        return table;
     }
     let mut t = Tallies::new(tokenizer, max_len);
     t.read(seqs, progress);
     t.into_table()
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn count_in_threads<S: AsRef<str> + Sync>(
-    seqs: &[S],
-    tokenizer: &Tokenizer,
-    max_len: usize,
-    readers: usize,
-    progress: &mut dyn FnMut(f64),
-) -> CountsTable {
-    let part = seqs.len().div_ceil(readers);
-    let mut parts = seqs.chunks(part);
-    let first = parts.next().unwrap_or(&[]);
-    let (mut table, rest) = std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .map(|p| {
-                scope.spawn(move || {
-                    let mut t = Tallies::new(tokenizer, max_len);
-                    t.read(p, &mut |_| {});
-                    t.into_table()
-                })
-            })
-            .collect();
-        let mut t = Tallies::new(tokenizer, max_len);
-        t.read(first, progress);
-        // A reader thread cannot fail but by panicking; its part is then read here.
-        let rest: Vec<CountsTable> = handles
-            .into_iter()
-            .zip(seqs.chunks(part).skip(1))
-            .map(|(h, p)| {
-                h.join().unwrap_or_else(|_| {
-                    let mut t = Tallies::new(tokenizer, max_len);
-                    t.read(p, &mut |_| {});
-                    t.into_table()
-                })
-            })
-            .collect();
-        (t.into_table(), rest)
-    });
-    for t in rest {
-        table.append(t);
-    }
-    progress(1.0);
-    table
 }
 
 /// A stream's running count, batch after batch. Natively each batch is counted on every core
@@ -276,7 +168,7 @@ impl<'t> StreamTally<'t> {
                 if tallies.memory_bytes() <= budget {
                     return None;
                 }
-                tallies.pairs.flush();
+                tallies.pairs.settle();
                 let used = tallies.memory_bytes();
                 (used > budget).then_some((tallies.pairs.merged.len(), used))
             }

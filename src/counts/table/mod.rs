@@ -14,7 +14,7 @@
 //! (its `first` keys are shifted past this table's), [`CountsTable::union`] adds another file
 //! of the *same* table (a Spark/DuckDB output split into parts: keys kept).
 
-use super::tally::merge_sorted;
+use super::pairs::merge_sorted;
 use super::{Mode, PAD};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -51,7 +51,7 @@ impl TextTally {
         self.sequences += 1;
     }
 
-    fn append(&mut self, other: TextTally) {
+    pub(super) fn append(&mut self, other: TextTally) {
         let offset = self.sequences;
         let shifted = other.short.into_iter().map(|(s, l)| (s + offset, l));
         self.short = record_lows(self.short.drain(..).chain(shifted).collect());
@@ -82,7 +82,7 @@ pub(crate) fn record_lows(mut v: Vec<(u64, u32)>) -> Vec<(u64, u32)> {
 /// The record lows of `mine` followed by `lows` (sequences shifted by `offset`). When every
 /// one of `lows` comes after all of `mine` (a table appended after another), the result is
 /// `mine` and then those of `lows` below `mine`'s lowest position: no sort, no new buffer.
-fn join_lows(mut mine: Vec<(u64, u32)>, mut lows: Vec<(u64, u32)>, offset: u64) -> Vec<(u64, u32)> {
+pub(super) fn join_lows(mut mine: Vec<(u64, u32)>, mut lows: Vec<(u64, u32)>, offset: u64) -> Vec<(u64, u32)> {
     // Record lows' positions fall strictly: `mine`'s lowest is its last.
     match (mine.last().copied(), lows.first()) {
         (_, None) => mine,

@@ -1,0 +1,191 @@
+//! Counting on every core (native only). The sequences are cut into contiguous parts, one
+//! per thread, and counted in two passes, so that no thread's cells are ever merged with
+//! another's:
+//!
+//! 1. **Read.** Each thread tokenizes its part: the token ids (its own interner, in order
+//!    of first occurrence), each type's record lows and the lengths.
+//! 2. **Join.** The parts' vocabularies are joined in order — part 0's types, then each later
+//!    part's new types in its own order: the ids one reader of the whole text gives. Record
+//!    lows and lengths are joined as [`CountsTable::append`] joins them.
+//! 3. **Count.** Each thread counts the (position, type) cells c_i(w) of one range of
+//!    positions, over every part; the ranges hold about equal numbers of tokens. Cells are
+//!    sorted by position first, so the table's cells are the ranges' cells one after another.
+//!
+//! The result is the table one reader gives, byte for byte (tested in `counts`).
+
+use super::pairs::PairCounts;
+use super::table::{join_lows, CountsTable};
+use super::tally::Reader;
+use crate::corpus::tokenize::Tokenizer;
+
+/// Corpora with at least this many sequences per thread are split between threads.
+const PER_READER: usize = 4096;
+
+/// One part read: its types and lows (in `reader`), and its token ids sequence after
+/// sequence (`ends[s]`: one past sequence s's last token).
+struct Part {
+    reader: Reader,
+    ids: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, progress: &mut dyn FnMut(f64)) -> Part {
+    let mut part = Part { reader: Reader::new(max_len), ids: Vec::new(), ends: Vec::with_capacity(seqs.len()) };
+    let total = seqs.len().max(1);
+    for (k, seq) in seqs.iter().enumerate() {
+        let start = part.ids.len();
+        tokenizer.for_each_token(seq.as_ref(), max_len, |tok| {
+            let id = part.reader.token(tok, part.ids.len() - start);
+            part.ids.push(id);
+        });
+        part.ends.push(part.ids.len());
+        part.reader.text.record_length(part.ids.len() - start);
+        if k % 4096 == 4095 {
+            progress(k as f64 / total as f64);
+        }
+    }
+    part
+}
+
+/// Joins the later parts' readers into the first's (step 2); returns, per part, its ids'
+/// global ids (empty for the first part, whose ids are the global ones).
+fn join(first: &mut Reader, rest: &mut [Part]) -> Vec<Vec<u32>> {
+    let mut remaps = vec![Vec::new()];
+    for part in rest.iter_mut() {
+        let offset = first.text.sequences;
+        let local = std::mem::take(&mut part.reader.interner);
+        let remap: Vec<u32> = (0..local.len())
+            .map(|id| {
+                let (g, new) = first.interner.intern(local.get(id));
+                if new {
+                    first.firsts.push(Vec::new());
+                }
+                g
+            })
+            .collect();
+        for (id, lows) in std::mem::take(&mut part.reader.firsts).into_iter().enumerate() {
+            let g = remap[id] as usize;
+            first.firsts[g] = join_lows(std::mem::take(&mut first.firsts[g]), lows, offset);
+        }
+        first.text.append(std::mem::take(&mut part.reader.text));
+        remaps.push(remap);
+    }
+    remaps
+}
+
+/// `threads` ranges of positions below `max_len` with about equal numbers of tokens
+/// (`lengths[l]`: sequences of length l), in order, covering every position.
+fn ranges(lengths: &[u64], max_len: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
+    // Tokens at position i: sequences longer than i.
+    let mut longer: u64 = lengths.iter().sum();
+    let at: Vec<u64> = (0..max_len)
+        .map(|i| {
+            longer -= lengths.get(i).copied().unwrap_or(0);
+            longer
+        })
+        .collect();
+    let total: u64 = at.iter().sum();
+    let mut out = Vec::with_capacity(threads);
+    let (mut start, mut seen) = (0, 0u64);
+    for (i, &a) in at.iter().enumerate() {
+        seen += a;
+        let goal = total.div_ceil(threads as u64) * (out.len() as u64 + 1);
+        if seen >= goal && out.len() + 1 < threads {
+            out.push(start..i + 1);
+            start = i + 1;
+        }
+    }
+    out.push(start..max_len);
+    out
+}
+
+/// Step 3: the cells of the positions in `range`, over every part.
+fn count_range(parts: &[Part], remaps: &[Vec<u32>], types: usize, range: std::ops::Range<usize>) -> Vec<(u64, u64)> {
+    let mut pairs = PairCounts::for_positions(range.clone());
+    pairs.announce(types);
+    for (part, remap) in parts.iter().zip(remaps) {
+        let mut start = 0;
+        for &end in &part.ends {
+            let seq = &part.ids[start..end];
+            start = end;
+            let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
+            for (k, &id) in tokens.iter().enumerate() {
+                let g = if remap.is_empty() { id } else { remap[id as usize] };
+                pairs.push(range.start + k, g);
+            }
+        }
+    }
+    pairs.into_cells()
+}
+
+/// Counts `seqs` on every core, or `None` when they are too few to share (or a thread
+/// panicked: the caller then counts on its own thread).
+pub(super) fn count<S: AsRef<str> + Sync>(
+    seqs: &[S],
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    progress: &mut dyn FnMut(f64),
+) -> Option<CountsTable> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    count_with(seqs, tokenizer, max_len, threads.min(seqs.len() / PER_READER), progress)
+}
+
+/// [`count`] with `threads` threads (at least 2, or `None`).
+pub(super) fn count_with<S: AsRef<str> + Sync>(
+    seqs: &[S],
+    tokenizer: &Tokenizer,
+    max_len: usize,
+    threads: usize,
+    progress: &mut dyn FnMut(f64),
+) -> Option<CountsTable> {
+    if threads < 2 {
+        return None;
+    }
+    let size = seqs.len().div_ceil(threads);
+    let mut parts = std::thread::scope(|scope| {
+        let handles: Vec<_> = seqs
+            .chunks(size)
+            .skip(1)
+            .map(|p| scope.spawn(move || read_part(p, tokenizer, max_len, &mut |_| {})))
+            .collect();
+        let first = read_part(&seqs[..size.min(seqs.len())], tokenizer, max_len, progress);
+        std::iter::once(Ok(first)).chain(handles.into_iter().map(|h| h.join())).collect::<Result<Vec<Part>, _>>()
+    })
+    .ok()?;
+    let (first, rest) = parts.split_first_mut()?;
+    let remaps = join(&mut first.reader, rest);
+    let types = first.reader.interner.len();
+    let ranges = ranges(&first.reader.text.lengths, max_len, threads);
+    let cells = std::thread::scope(|scope| {
+        let (parts, remaps) = (&parts, &remaps);
+        let handles: Vec<_> =
+            ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, types, r))).collect();
+        handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
+    })
+    .ok()?
+    .concat();
+    let Part { reader, .. } = parts.into_iter().next()?;
+    let Reader { interner, firsts, text, .. } = reader;
+    progress(1.0);
+    Some(CountsTable { types: interner.into_types(), cells, firsts, text: Some(text) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ranges;
+
+    #[test]
+    fn ranges_cover_every_position_once_with_balanced_tokens() {
+        // 100 sequences of each length 0..=20: position i has 100·(20 − i) tokens.
+        let lengths = vec![100u64; 21];
+        for threads in 1..6 {
+            let r = ranges(&lengths, 24, threads);
+            assert_eq!(r.len(), threads);
+            assert_eq!(r[0].start, 0);
+            assert_eq!(r.last().map(|r| r.end), Some(24));
+            assert!(r.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end), "{r:?}");
+        }
+        let r = ranges(&lengths, 24, 2);
+        assert_eq!(r[0], 0..6, "positions 0..6 hold 10,500 of the 21,000 tokens");
+    }
+}
