@@ -11,7 +11,7 @@ use crate::error::{PosgeoError, Result};
 
 /// Text per batch: natively enough to keep every core busy, in a browser tab a few MB.
 #[cfg(not(target_arch = "wasm32"))]
-pub const BATCH_BYTES: usize = 32 << 20;
+pub const BATCH_BYTES: usize = 64 << 20;
 /// Text per batch: natively enough to keep every core busy, in a browser tab a few MB.
 #[cfg(target_arch = "wasm32")]
 pub const BATCH_BYTES: usize = 4 << 20;
