@@ -312,6 +312,8 @@ mod tests {
                 let shared = parallel::count_with(&corpus.sequences, &p.tokenizer, p.max_len, threads, &mut |_| {});
                 assert_eq!(shared.as_ref(), Some(&single), "{threads} threads");
             }
+            #[cfg(not(target_arch = "wasm32"))]
+            assert!(parallel::count_with(&[] as &[String], &p.tokenizer, p.max_len, 2, &mut |_| {}).is_none());
             // Appending the tables of consecutive parts gives the table of the whole.
             let (a, b) = corpus.sequences.split_at(12_345);
             let mut parts = count_table(a, &p.tokenizer, p.max_len, &mut |_| {});

@@ -110,9 +110,6 @@ impl PairCounts {
                 self.spill();
             }
         } else {
-            if self.buffer.capacity() == 0 {
-                self.buffer.reserve_exact(CHUNK);
-            }
             self.buffer.push((pos as u64) << 32 | id as u64);
             if self.buffer.len() >= CHUNK {
                 self.flush();
@@ -138,6 +135,9 @@ impl PairCounts {
     /// twice in memory order: once to count each position's cells, once to write each cell to
     /// its place (ids ascend within a position, as the keys do).
     fn spill(&mut self) {
+        if self.dense.is_empty() {
+            return;
+        }
         let p = self.positions;
         let mut next = vec![0usize; p];
         for row in self.dense.chunks_exact(p) {

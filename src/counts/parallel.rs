@@ -54,15 +54,7 @@ fn join(first: &mut Reader, rest: &mut [Part]) -> Vec<Vec<u32>> {
     for part in rest.iter_mut() {
         let offset = first.text.sequences;
         let local = std::mem::take(&mut part.reader.interner);
-        let remap: Vec<u32> = (0..local.len())
-            .map(|id| {
-                let (g, new) = first.interner.intern(local.get(id));
-                if new {
-                    first.firsts.push(Vec::new());
-                }
-                g
-            })
-            .collect();
+        let remap: Vec<u32> = (0..local.len()).map(|id| first.add_type(local.get(id))).collect();
         for (id, lows) in std::mem::take(&mut part.reader.firsts).into_iter().enumerate() {
             let g = remap[id] as usize;
             first.firsts[g] = join_lows(std::mem::take(&mut first.firsts[g]), lows, offset);
@@ -138,7 +130,7 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
     threads: usize,
     progress: &mut dyn FnMut(f64),
 ) -> Option<CountsTable> {
-    if threads < 2 {
+    if threads < 2 || seqs.is_empty() {
         return None;
     }
     let size = seqs.len().div_ceil(threads);
@@ -149,7 +141,9 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
             .map(|p| scope.spawn(move || read_part(p, tokenizer, max_len, &mut |_| {})))
             .collect();
         let first = read_part(&seqs[..size.min(seqs.len())], tokenizer, max_len, progress);
-        std::iter::once(Ok(first)).chain(handles.into_iter().map(|h| h.join())).collect::<Result<Vec<Part>, _>>()
+        // Every thread is joined before any failure counts (a panicked one gives `None`).
+        let rest: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+        std::iter::once(Ok(first)).chain(rest).collect::<Result<Vec<Part>, _>>()
     })
     .ok()?;
     let (first, rest) = parts.split_first_mut()?;
@@ -160,7 +154,8 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
         let (parts, remaps) = (&parts, &remaps);
         let handles: Vec<_> =
             ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, types, r))).collect();
-        handles.into_iter().map(|h| h.join()).collect::<Result<Vec<_>, _>>()
+        let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+        joined.into_iter().collect::<Result<Vec<_>, _>>()
     })
     .ok()?
     .concat();

@@ -32,11 +32,7 @@ impl Reader {
     /// The id of the token `tok` at `pos` of the sequence being read, its record low noted.
     #[inline]
     pub(super) fn token(&mut self, tok: &str, pos: usize) -> u32 {
-        let (id, new) = self.interner.intern(tok);
-        if new {
-            self.firsts.push(Vec::new());
-            self.lowest.push(u32::MAX);
-        }
+        let id = self.add_type(tok);
         let i = id as usize;
         if (pos as u32) < self.lowest[i] {
             self.lowest[i] = pos as u32;
@@ -45,10 +41,20 @@ impl Reader {
         id
     }
 
+    /// The id of the type `tok`, added (with no record lows yet) if it is new.
+    pub(super) fn add_type(&mut self, tok: &str) -> u32 {
+        let (id, new) = self.interner.intern(tok);
+        if new {
+            self.firsts.push(Vec::new());
+            self.lowest.push(u32::MAX);
+        }
+        id
+    }
+
     /// Approximate bytes held: the record lows (as [`CountsTable::memory_bytes`] counts
-    /// them) and the interner.
+    /// them, and the lowest positions) and the interner.
     pub(super) fn memory_bytes(&self) -> u64 {
-        super::table::memory_of(0, &self.firsts, &[]) + self.interner.memory_bytes()
+        super::table::memory_of(0, &self.firsts, &[]) + self.lowest.len() as u64 * 4 + self.interner.memory_bytes()
     }
 }
 
