@@ -35,7 +35,7 @@ fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, p
     for (k, seq) in seqs.iter().enumerate() {
         let start = part.ids.len();
         tokenizer.for_each_token(seq.as_ref(), max_len, |tok| {
-            let id = part.reader.token(tok, part.ids.len() - start);
+            let (id, _) = part.reader.token(tok, part.ids.len() - start);
             part.ids.push(id);
         });
         part.ends.push(part.ids.len());

@@ -29,16 +29,18 @@ impl Reader {
         }
     }
 
-    /// The id of the token `tok` at `pos` of the sequence being read, its record low noted.
+    /// The id of the token `tok` at `pos` of the sequence being read (and whether its type is
+    /// new), its record low noted.
     #[inline]
-    pub(super) fn token(&mut self, tok: &str, pos: usize) -> u32 {
+    pub(super) fn token(&mut self, tok: &str, pos: usize) -> (u32, bool) {
+        let types = self.interner.len();
         let id = self.add_type(tok);
         let i = id as usize;
         if (pos as u32) < self.lowest[i] {
             self.lowest[i] = pos as u32;
             self.firsts[i].push((self.text.sequences, pos as u32));
         }
-        id
+        (id, i == types)
     }
 
     /// The id of the type `tok`, added (with no record lows yet) if it is new.
@@ -78,8 +80,10 @@ impl<'t> Tallies<'t> {
         for (k, seq) in seqs.iter().enumerate() {
             let mut pos = 0usize;
             tokenizer.for_each_token(seq.as_ref(), self.max_len, |tok| {
-                let id = self.reader.token(tok, pos);
-                self.pairs.announce(self.reader.interner.len());
+                let (id, new) = self.reader.token(tok, pos);
+                if new {
+                    self.pairs.announce(id as usize + 1);
+                }
                 self.pairs.push(pos, id);
                 pos += 1;
             });
