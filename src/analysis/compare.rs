@@ -31,14 +31,27 @@ pub(super) fn compare(
     kept: Option<(&[Compared], &encodings::EncodingParams)>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
-    let built = build(distances, spectrum, ranks, params, learned, kept, report)?;
+    let how = kept.map_or(Build::Fresh, |(c, p)| Build::Kept(c, p));
+    let built = build(distances, spectrum, ranks, params, learned, how, report)?;
     measure_all(built, Vec::new(), report)
+}
+
+/// How [`build`] builds: every encoding, reusing none or those of a last run whose
+/// parameters did not change (live updates), or every one but SMACOF, left with its start for
+/// the caller to fit ([`Built::deferred`]).
+#[derive(Clone, Copy)]
+pub(super) enum Build<'a> {
+    Fresh,
+    Kept(&'a [Compared], &'a encodings::EncodingParams),
+    DeferSmacof,
 }
 
 /// The encodings built (stage "encodings"), before their measures.
 pub(super) struct Built {
     slots: Vec<Slot>,
     targets: Targets,
+    /// SMACOF left to fit: its slot (holding the start) and its cap.
+    deferred: Option<(usize, usize)>,
 }
 
 impl Built {
@@ -59,6 +72,24 @@ impl Built {
     pub(super) fn target_d(&self) -> &stress::Target {
         &self.targets.d
     }
+
+    /// SMACOF's start and cap, while it is left to fit, with the part of the encodings stage
+    /// it spans (its slot of the built encodings).
+    pub(super) fn deferred(&self) -> Option<(&Points, usize, (f64, f64))> {
+        let (slot, cap) = self.deferred?;
+        let Slot::Pending(_, e) = &self.slots[slot] else { return None };
+        let total = self.slots.len() as f64;
+        Some((&e.points, cap, (slot as f64 / total, (slot + 1) as f64 / total)))
+    }
+
+    /// Puts SMACOF's fit in its slot.
+    pub(super) fn set_smacof(&mut self, fit: crate::smacof::SmacofFit) {
+        if let Some((slot, _)) = self.deferred.take() {
+            if let Slot::Pending(_, e) = &mut self.slots[slot] {
+                (e.points, e.iterations, e.stop) = (fit.points, fit.iterations, Some(fit.stop));
+            }
+        }
+    }
 }
 
 /// Builds every encoding (stage "encodings"); kept ones (live updates) are reused.
@@ -68,7 +99,7 @@ pub(super) fn build(
     (effective_rank, energy_rank): (usize, usize),
     params: &AnalysisParams,
     learned: &LearnedTables,
-    kept: Option<(&[Compared], &encodings::EncodingParams)>,
+    how: Build<'_>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Built> {
     let n = distances.n();
@@ -81,6 +112,11 @@ pub(super) fn build(
     let total = EncodingKind::BUILT_IN.len() + learned.len();
     let mut compared: Vec<Slot> = Vec::with_capacity(total);
     let mut cancelled = false;
+    let mut deferred = None;
+    let kept = match how {
+        Build::Kept(c, p) => Some((c, p)),
+        _ => None,
+    };
     for (k, &kind) in EncodingKind::BUILT_IN.iter().enumerate() {
         report(Stage::Encodings, k as f64 / total as f64)?;
         // An encoding whose own parameters did not change is the same configuration.
@@ -96,6 +132,13 @@ pub(super) fn build(
                 c.procrustes = crate::procrustes::align(&target.x, &c.encoding.points);
             }
             compared.push(Slot::Ready(Box::new(c)));
+            continue;
+        }
+        if kind == EncodingKind::Smacof && matches!(how, Build::DeferSmacof) {
+            let (points, parameters) = (spectrum.coordinates(pmds_dim), (n * params.encodings.d) as u64);
+            let start = Encoding { kind, points, parameters, iterations: 0, stop: None };
+            deferred = Some((compared.len(), params.encodings.smacof_max_iter));
+            compared.push(Slot::Pending(kind.name().to_string(), start));
             continue;
         }
         let step = |f: f64| (k as f64 + f) / total as f64;
@@ -114,7 +157,7 @@ pub(super) fn build(
         })?;
         compared.push(Slot::Pending(learned_key(name, learned.len()), encoding));
     }
-    Ok(Built { slots: compared, targets: target })
+    Ok(Built { slots: compared, targets: target, deferred })
 }
 
 /// An encoding kept from the last run, or one still to measure.
@@ -132,7 +175,7 @@ pub(super) fn measure_all(
     given: Vec<Measure>,
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
-    let Built { slots, targets } = built;
+    let Built { slots, targets, .. } = built;
     let total = slots.len().max(1) as f64;
     let mut given = given.into_iter();
     // Each slot's result: known (kept, or measured elsewhere), or `None`: the next of `todo`.

@@ -286,7 +286,7 @@ pub fn analyze_table(
     learned: &LearnedTables,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Analysis> {
-    stage(table, examples, params, learned, progress)?.finish(Vec::new(), progress)
+    stage(table, examples, params, learned, false, progress)?.finish(Vec::new(), progress)
 }
 
 impl AnalysisParams {

@@ -6,7 +6,7 @@
 //! [`Analysis`]. [`super::analyze_table`] is `stage` then `finish` with nothing given, so
 //! both routes give the same numbers.
 
-use super::compare::{build, measure_all, Built, Measure};
+use super::compare::{build, measure_all, Build, Built, Measure};
 use super::{reporter, Analysis, AnalysisParams, LearnedTables, Progress, Stage};
 use crate::counts::{CountsTable, PositionalCounts};
 use crate::encodings::Encoding;
@@ -22,12 +22,16 @@ pub struct Staged {
     corpus_side: bool,
 }
 
-/// Counts → D → spectrum → encodings (stages "counting" to "encodings").
+/// Counts → D → spectrum → encodings (stages "counting" to "encodings"). With
+/// `smacof_later`, SMACOF is left at its start for the caller to fit ([`Staged::smacof`],
+/// [`Staged::set_smacof`]; the page spreads it over its helper workers); [`Staged::finish`]
+/// fits it otherwise.
 pub fn stage(
     table: &CountsTable,
     examples: Vec<Vec<String>>,
     params: &AnalysisParams,
     learned: &LearnedTables,
+    smacof_later: bool,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Staged> {
     params.validate()?;
@@ -45,7 +49,8 @@ pub fn stage(
     let spectrum = Spectrum::of_distances(&distances)?;
     let effective_rank = spectrum.effective_rank(params.tau);
     let energy_rank = spectrum.energy_rank(params.energy).max(1);
-    let built = build(&distances, &spectrum, (effective_rank, energy_rank), params, learned, None, &mut report)?;
+    let how = if smacof_later { Build::DeferSmacof } else { Build::Fresh };
+    let built = build(&distances, &spectrum, (effective_rank, energy_rank), params, learned, how, &mut report)?;
     let analysis = Analysis {
         params: params.clone(),
         skipped_lines: table.text.as_ref().map_or(0, |t| t.skipped_lines as usize),
@@ -65,7 +70,20 @@ pub fn stage(
 }
 
 impl Staged {
-    /// The encodings still to measure, in report order.
+    /// SMACOF left to fit (see [`stage`]): its start, D, its iteration cap, and the part of
+    /// the encodings stage's progress it spans.
+    pub fn smacof(&self) -> Option<(&Points, &DistanceMatrix, usize, (f64, f64))> {
+        let (start, cap, span) = self.built.deferred()?;
+        Some((start, &self.analysis.distances, cap, span))
+    }
+
+    /// Puts SMACOF's fit in its place (the encodings are then all built).
+    pub fn set_smacof(&mut self, fit: crate::smacof::SmacofFit) {
+        self.built.set_smacof(fit);
+    }
+
+    /// The encodings still to measure, in report order (SMACOF's start while it is left to
+    /// fit: fit it first).
     pub fn pending(&self) -> Vec<&Encoding> {
         self.built.pending().collect()
     }
@@ -93,8 +111,17 @@ impl Staged {
     /// Measures the encodings not in `given` (the measures of the first pending ones, made by
     /// [`super::measure_encodings`]) and completes the analysis (stage "stress").
     pub fn finish(self, given: Vec<Measure>, progress: &mut dyn FnMut(Progress) -> bool) -> Result<Analysis> {
-        let Staged { mut analysis, built, corpus_side: done } = self;
+        let Staged { mut analysis, mut built, corpus_side: done } = self;
         let mut report = reporter(progress);
+        if let Some((start, cap, (from, to))) = built.deferred() {
+            let mut cancelled = false;
+            let mut inner = |f: f64| cancelled |= report(Stage::Encodings, from + f * (to - from)).is_err();
+            let fit = crate::smacof::smacof(start, &analysis.distances, cap, crate::smacof::SMACOF_TOL, &mut inner);
+            if cancelled {
+                return Err(PosgeoError::Cancelled);
+            }
+            built.set_smacof(fit);
+        }
         analysis.compared = measure_all(built, given, &mut report)?;
         report(Stage::Stress, 0.5)?;
         if !done {

@@ -71,7 +71,7 @@ fn measures_made_elsewhere_equal_the_pipelines() {
     let whole = whole_analysis.report(true);
     let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
     for share in [0, 3, 100] {
-        let mut staged = stage(&counted, p.examples(&corpus.sequences), &p, &learned, &mut |_| true).unwrap();
+        let mut staged = stage(&counted, p.examples(&corpus.sequences), &p, &learned, false, &mut |_| true).unwrap();
         assert_eq!(
             staged.pending().len(),
             crate::encodings::EncodingKind::BUILT_IN.len() + 1,
@@ -88,5 +88,37 @@ fn measures_made_elsewhere_equal_the_pipelines() {
         // The charts' sketches of δ too.
         let sketches = |a: &Analysis| a.compared.iter().map(|c| c.sketch.clone()).collect::<Vec<_>>();
         assert_eq!(sketches(&finished), sketches(&whole_analysis), "{share} measured elsewhere");
+    }
+}
+
+/// SMACOF left for the caller (the page's helper workers fit it by blocks of rows): finishing
+/// without fitting it gives the one run's report; fitting it by rows gives the same
+/// iterations and stop, and the same numbers up to round-off, every other encoding unchanged.
+#[test]
+fn smacof_fitted_later_equals_the_pipelines() {
+    let corpus =
+        Corpus::from_sequences(generate(&SynthParams { sequences: 300, positions: 40, ..Default::default() }).unwrap());
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 6;
+    let whole = analyze(&corpus, &p, &[], &mut |_| true).unwrap();
+    let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
+    let later = || stage(&counted, p.examples(&corpus.sequences), &p, &[], true, &mut |_| true).unwrap();
+    let finished = later().finish(Vec::new(), &mut |_| true).unwrap();
+    assert_eq!(finished.report(true), whole.report(true), "fitted by finish");
+    let mut staged = later();
+    let (start, d, cap, (from, to)) = staged.smacof().expect("SMACOF left to fit");
+    assert!(from < to && to <= 1.0 && cap == p.encodings.smacof_max_iter);
+    let fit = crate::smacof::smacof_by_rows(start, d, cap, crate::smacof::SMACOF_TOL, &mut |_| {});
+    staged.set_smacof(fit);
+    assert!(staged.smacof().is_none(), "fitted once");
+    let by_rows = staged.finish(Vec::new(), &mut |_| true).unwrap();
+    for (a, b) in by_rows.compared.iter().zip(&whole.compared) {
+        assert_eq!((a.encoding.iterations, a.encoding.stop), (b.encoding.iterations, b.encoding.stop), "{}", a.name);
+        let gap = (a.stress.raw_stress - b.stress.raw_stress).abs();
+        if a.name == "smacof" {
+            assert!(a.encoding.iterations > 0 && gap < 1e-12, "smacof: σ differs by {gap}");
+        } else {
+            assert_eq!(a.stress, b.stress, "{}", a.name);
+        }
     }
 }

@@ -147,7 +147,9 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
     };
     let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;
     post(input::estimate(req.id, &counted, &params));
-    let staged = stage(&counted.table, counted.examples, &params, &table, &mut throttled(req.id, post))?;
+    // In the page, SMACOF is fitted by the worker's helpers ([`crate::web::smacof`]).
+    let later = cfg!(target_arch = "wasm32");
+    let staged = stage(&counted.table, counted.examples, &params, &table, later, &mut throttled(req.id, post))?;
     let layers = match model {
         Some((model, _)) => {
             let n = staged.targets().0.n();

@@ -1,0 +1,118 @@
+//! SMACOF's **stopping rule** as a state machine, apart from how an iteration is computed:
+//! the driver asks for σ of a configuration ([`SmacofRun::to_evaluate`]), is told it
+//! ([`SmacofRun::evaluated`]), and says whether it wants the Guttman step from it
+//! ([`SmacofRun::stepped`]). The native loop ([`super::smacof`]) computes both in place; the
+//! page sends them to helper workers by blocks of rows ([`super::rows`]). Either way the rule
+//! of the module docs is applied here, once.
+
+use super::{SmacofFit, SmacofStop};
+use crate::points::Points;
+
+/// A SMACOF run in progress (see the module docs).
+#[derive(Debug, Clone)]
+pub struct SmacofRun {
+    /// Σ D² over the pairs, the normaliser of σ.
+    tt: f64,
+    max_iter: usize,
+    tol: f64,
+    /// The configuration to evaluate next (X_0 = the start, then each step's result).
+    candidate: Option<Points>,
+    /// The best configuration so far and its raw stress numerator Σ_{i<j}(δ_ij − D_ij)².
+    accepted: Option<(Points, f64)>,
+    /// Candidates evaluated after the start (SMACOF's iterations).
+    iterations: usize,
+    /// Set once the run has stopped.
+    stop: Option<SmacofStop>,
+}
+
+impl SmacofRun {
+    /// A run from `start` against a target with Σ_{i<j} D_ij² = `tt`. A configuration with
+    /// no dimensions or fewer than two points has nothing to iterate.
+    pub fn new(start: Points, tt: f64, max_iter: usize, tol: f64) -> Self {
+        let trivial = start.dim == 0 || start.n < 2;
+        let mut run = SmacofRun { tt, max_iter, tol, candidate: None, accepted: None, iterations: 0, stop: None };
+        if trivial {
+            run.accepted = Some((start, 0.0));
+            run.stop = Some(SmacofStop::Tolerance);
+        } else {
+            run.candidate = Some(start);
+        }
+        run
+    }
+
+    /// The configuration whose σ is wanted next (`None`: stopped, or a step is awaited).
+    pub fn to_evaluate(&self) -> Option<&Points> {
+        self.candidate.as_ref().filter(|_| self.stop.is_none())
+    }
+
+    /// Whether a step taken from the configuration being evaluated could still be used (a
+    /// caller that computes the step together with σ may skip it otherwise).
+    pub fn may_step(&self) -> bool {
+        let next = if self.accepted.is_some() { self.iterations + 1 } else { 0 };
+        next < self.max_iter
+    }
+
+    /// Takes σ's numerator for [`Self::to_evaluate`]'s configuration and applies the rule.
+    /// Returns `true` when the run goes on: the Guttman step from that configuration is then
+    /// wanted ([`Self::step_from`], [`Self::stepped`]).
+    pub fn evaluated(&mut self, stress: f64) -> bool {
+        let Some(candidate) = self.candidate.take() else { return false };
+        let floor = 1e-24 * self.tt;
+        match self.accepted.take() {
+            None => self.accepted = Some((candidate, stress)),
+            Some((best, before)) => {
+                self.iterations += 1;
+                if stress >= before {
+                    // Round-off: the configuration before the step is kept.
+                    self.accepted = Some((best, before));
+                    self.stop = Some(SmacofStop::NoDecrease);
+                    return false;
+                }
+                self.accepted = Some((candidate, stress));
+                if before / self.tt - stress / self.tt < self.tol {
+                    self.stop = Some(SmacofStop::Tolerance);
+                    return false;
+                }
+            }
+        }
+        if stress <= floor {
+            self.stop = Some(SmacofStop::Tolerance);
+        } else if self.iterations >= self.max_iter {
+            self.stop = Some(SmacofStop::Cap);
+        }
+        self.stop.is_none()
+    }
+
+    /// The configuration the wanted step starts from (the one just evaluated).
+    pub fn step_from(&self) -> Option<&Points> {
+        self.accepted.as_ref().map(|(x, _)| x).filter(|_| self.stop.is_none() && self.candidate.is_none())
+    }
+
+    /// Takes the step's result, the next configuration to evaluate.
+    pub fn stepped(&mut self, next: Points) {
+        if self.stop.is_none() {
+            self.candidate = Some(next);
+        }
+    }
+
+    /// Iterations done, as a fraction of the cap.
+    pub fn progress(&self) -> f64 {
+        self.iterations as f64 / self.max_iter.max(1) as f64
+    }
+
+    /// Whether the run has stopped.
+    pub fn is_done(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    /// The fit: the kept configuration, the iterations and why it stopped (a run abandoned
+    /// before it stopped reports the cap).
+    pub fn finish(self) -> SmacofFit {
+        let stop = self.stop.unwrap_or(SmacofStop::Cap);
+        let points = match (self.accepted, self.candidate) {
+            (Some((x, _)), _) | (None, Some(x)) => x,
+            (None, None) => Points::default(),
+        };
+        SmacofFit { points, iterations: self.iterations, stop }
+    }
+}
