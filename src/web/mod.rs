@@ -7,7 +7,8 @@
 //! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
 //!   `worker` is the Web Worker's message loop, `helpers` the workers that count parts of a large
-//!   upload for it, `measure` has them measure the encodings, and `layers` run a model's batches.
+//!   upload for it, `smacof` has them share SMACOF's iterations, `measure` has them measure
+//!   the encodings, and `layers` run a model's batches.
 
 pub mod app;
 pub mod protocol;
@@ -22,5 +23,7 @@ pub mod helpers;
 pub mod layers;
 #[cfg(target_arch = "wasm32")]
 pub mod measure;
+#[cfg(target_arch = "wasm32")]
+pub mod smacof;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

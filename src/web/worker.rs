@@ -141,11 +141,24 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
     });
     let result = match begun {
         Ok(protocol::Begun::Staged(mut pending)) => {
-            let (given, by) = super::measure::measure(&mut pending.staged).await;
+            let to = scope.clone();
+            let smacof_progress = move |f: f64| {
+                post(&to, &Response::Progress { id, stage: crate::analysis::Stage::Encodings, fraction: f });
+            };
+            let smacof_by = super::smacof::fit(&mut pending.staged, &smacof_progress).await;
+            let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
             if let Some(Response::Estimate { id, sequences, max_positions, memory_bytes, workers, .. }) = estimate {
-                if by > 0 {
-                    let again =
-                        Response::Estimate { id, sequences, max_positions, memory_bytes, workers, measured_by: by };
+                if measured_by > 0 || smacof_by > 0 {
+                    let (n, bytes) = (max_positions, memory_bytes);
+                    let again = Response::Estimate {
+                        id,
+                        sequences,
+                        max_positions: n,
+                        memory_bytes: bytes,
+                        workers,
+                        measured_by,
+                        smacof_by,
+                    };
                     post(&scope, &again);
                 }
             }
@@ -189,7 +202,11 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         // A helper's job: count a part of a file ([`super::helpers`]).
-        if super::helpers::serve(&s2, &data) || super::measure::serve(&s2, &data) || super::layers::serve(&s2, &data) {
+        let served = super::helpers::serve(&s2, &data)
+            || super::measure::serve(&s2, &data)
+            || super::smacof::serve(&s2, &data)
+            || super::layers::serve(&s2, &data);
+        if served {
             return;
         }
         let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());

@@ -98,6 +98,8 @@ test('a long-sequence upload has its encodings measured by the helper workers an
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const estimate = await page.textContent('#estimate');
   if (cores > 1) assert.match(estimate, new RegExp(`encodings measured by ${Math.min(cores, 4)} workers`), estimate);
+  // The helpers already up (they counted) shared SMACOF's iterations too.
+  if (cores > 1) assert.match(estimate, new RegExp(`SMACOF fitted by ${Math.min(cores, 4)} workers`), estimate);
   // The rank curve and the corpus's monotonicity, made meanwhile by the worker, are the CLI's.
   const summary = await page.textContent('#summary');
   assert.match(summary, new RegExp(`n = ${want.n} positions kept`), summary);
@@ -107,5 +109,26 @@ test('a long-sequence upload has its encodings measured by the helper workers an
   assert.equal(rate[1], v < 1e-3 && v !== 0 ? v.toExponential(3) : v.toFixed(4));
   const curve = await page.evaluate(() => document.querySelector('#chart-rank') !== null);
   assert.ok(curve);
+  await page.close();
+});
+
+test('a long context from a link has SMACOF fitted by the helper workers and equals the CLI', async () => {
+  // n = 1024 positions at the defaults (d = 768): helpers are started for SMACOF, whose
+  // iterations they share by blocks of rows; every number is the CLI's.
+  const n = 1024;
+  const synth = ['--vocab', '2000', '--positions', String(n), '--regimes', '8', '--width', '200', '--sequences', '400'];
+  const text = execFileSync(BIN, ['synth', ...synth], { maxBuffer: 1 << 28 });
+  const want = cli(['--max-len', String(n)], text);
+  assert.equal(want.n, n);
+  assert.ok(want.encodings.smacof.iterations > 1, `SMACOF iterated (${want.encodings.smacof.iterations})`);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${url}?corpus=synthetic&V=2000&n=${n}&K=8&s=200&seqs=400&max_len=${n}`);
+  assert.equal(await settle(page, 300000), 'done', await page.$eval('#error', (e) => e.textContent));
+  assertSameNumbers(await table(page), want);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const estimate = await page.textContent('#estimate');
+  if (cores > 1) assert.match(estimate, new RegExp(`SMACOF fitted by ${Math.min(cores, 4)} workers`), estimate);
+  const summary = await page.textContent('#summary');
+  assert.match(summary, new RegExp(`SMACOF[^.]*${want.encodings.smacof.iterations} iterations`), summary);
   await page.close();
 });

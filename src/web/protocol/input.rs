@@ -114,5 +114,6 @@ pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Respons
         memory_bytes: crate::limits::working_memory(max_positions, params.encodings.d),
         workers: c.workers,
         measured_by: 0,
+        smacof_by: 0,
     }
 }

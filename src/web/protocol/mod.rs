@@ -115,6 +115,10 @@ pub enum Response {
         /// helpers measured posts its estimate again with this set.
         #[serde(default)]
         measured_by: usize,
+        /// Web Workers that shared SMACOF's iterations (0: the worker alone); posted again
+        /// like `measured_by`.
+        #[serde(default)]
+        smacof_by: usize,
     },
     /// The finished analysis.
     Done {

@@ -1,0 +1,236 @@
+//! SMACOF spread over helper workers (wasm32 only). A long context's SMACOF is the page's
+//! longest step: each iteration is two n×n×d products, one thread in wasm. The worker that
+//! runs the job leaves it for last ([`crate::analysis::stage`] with `smacof_later`), then
+//! cuts the iteration into the blocks of rows of [`crate::smacof::rows`] and deals
+//! [`crate::web::helpers::cores`] helpers a contiguous share of them:
+//!
+//! 1. `{ smacof_share }`: once, the helper's rows of D (postcard bytes, transferred; no reply);
+//! 2. `{ smacof_round, step }`: per iteration, the configuration X (f64s, transferred); the
+//!    helper answers `{ smacof_part }`, its blocks' shares of σ then their rows of the next
+//!    configuration;
+//! 3. `{ smacof_end }`: the helper drops its rows of D.
+//!
+//! The worker adds the shares in block order and applies the stopping rule
+//! ([`crate::smacof::SmacofRun`]): the numbers do not depend on how many helpers there were.
+//! A helper that fails or answers out of shape is dropped; its blocks are computed by the
+//! worker from then on. Without helpers the worker fits SMACOF itself, as natively.
+
+use super::helpers::{cores, helpers, next_message, pooled, release};
+use crate::analysis::Staged;
+use crate::metric::DistanceMatrix;
+use crate::points::Points;
+use crate::smacof::rows::{self, BlockPart};
+use crate::smacof::{smacof, target_sum, RowPlan, SmacofFit, SmacofRun, SMACOF_TOL};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::ops::Range;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, Worker};
+
+/// From this many positions helpers are started for SMACOF.
+const START_FROM_N: usize = 1024;
+/// From this many positions helpers already up are used.
+const USE_FROM_N: usize = 256;
+
+/// A helper's share: its blocks and their rows of D (row-major).
+#[derive(Serialize, Deserialize)]
+struct Share {
+    n: usize,
+    dim: usize,
+    blocks: Range<usize>,
+    d_rows: Vec<f64>,
+}
+
+/// The same, borrowed from the run as it is sent.
+#[derive(Serialize)]
+struct ShareRef<'a> {
+    n: usize,
+    dim: usize,
+    blocks: Range<usize>,
+    d_rows: &'a [f64],
+}
+
+thread_local! {
+    /// The share a helper holds between rounds.
+    static SHARE: RefCell<Option<Share>> = const { RefCell::new(None) };
+}
+
+/// Fits SMACOF if the run left it to fit, in helpers when n is large enough (module docs):
+/// how many helpers shared it to the end (0: the worker alone). `progress` receives the
+/// encodings stage's fraction.
+pub async fn fit(staged: &mut Staged, progress: &dyn Fn(f64)) -> usize {
+    let Some((start, d, cap, (from, to))) = staged.smacof() else { return 0 };
+    let (n, plan) = (start.n, RowPlan::new(start.n));
+    let wanted = (n >= START_FROM_N || (n >= USE_FROM_N && pooled() > 0)) && start.dim > 0 && cap > 0;
+    let k = if wanted { cores().min(plan.len()) } else { 0 };
+    let report = |f: f64| progress(from + f * (to - from));
+    let (fit, by) = match if k >= 2 { helpers(k).await } else { None } {
+        Some(workers) => in_helpers(start, d, cap, &workers, &report).await,
+        None => (smacof(start, d, cap, SMACOF_TOL, &mut |f| report(f)), 0),
+    };
+    staged.set_smacof(fit);
+    by
+}
+
+/// The run with `workers` sharing the blocks (module docs), and how many of them were still
+/// sharing at the end.
+async fn in_helpers(
+    start: &Points,
+    d: &DistanceMatrix,
+    cap: usize,
+    workers: &[Worker],
+    report: &dyn Fn(f64),
+) -> (SmacofFit, usize) {
+    let (n, dim, plan) = (start.n, start.dim, RowPlan::new(start.n));
+    let k = workers.len();
+    let shares: Vec<Range<usize>> = (0..k).map(|h| plan.len() * h / k..plan.len() * (h + 1) / k).collect();
+    let mut alive: Vec<bool> =
+        workers.iter().zip(&shares).map(|(w, s)| send_share(w, &plan, d, dim, s.clone())).collect();
+    let mut run = SmacofRun::new(start.clone(), target_sum(d), cap, SMACOF_TOL);
+    while let Some(x) = run.to_evaluate() {
+        let step = run.may_step();
+        let mut replies = Vec::new();
+        for (h, w) in workers.iter().enumerate() {
+            if !alive[h] {
+                continue;
+            }
+            match send_round(w, x, step) {
+                Some(reply) => replies.push((h, reply)),
+                None => alive[h] = false,
+            }
+        }
+        let mut parts: Vec<Option<BlockPart>> = vec![None; plan.len()];
+        for (h, reply) in replies {
+            let answer = reply.await.ok().and_then(|data| decode(&data, &plan, shares[h].clone(), dim, step));
+            match answer {
+                Some(given) => parts[shares[h].clone()].iter_mut().zip(given).for_each(|(p, g)| *p = Some(g)),
+                None => alive[h] = false,
+            }
+        }
+        // The blocks no helper answered for, here.
+        let norms = parts.iter().any(Option::is_none).then(|| rows::norms(x));
+        let parts: Vec<BlockPart> = parts
+            .into_iter()
+            .enumerate()
+            .map(|(b, p)| {
+                p.unwrap_or_else(|| {
+                    let r = plan.block(b);
+                    let norms = norms.as_deref().unwrap_or_default();
+                    rows::block(x, norms, &d.as_slice()[r.start * n..r.end * n], r, step)
+                })
+            })
+            .collect();
+        let (stress, next) = rows::combine(n, dim, &parts);
+        let going = run.evaluated(stress);
+        report(run.progress());
+        match next.filter(|_| going) {
+            Some(next) => run.stepped(next),
+            None => break,
+        }
+    }
+    for (w, _) in workers.iter().zip(&alive).filter(|(_, a)| **a) {
+        let msg = js_sys::Object::new();
+        js_sys::Reflect::set(&msg, &"smacof_end".into(), &JsValue::TRUE).ok();
+        w.post_message(&msg).ok();
+    }
+    let by = alive.iter().filter(|a| **a).count();
+    release(workers.to_vec(), by == workers.len());
+    (run.finish(), by)
+}
+
+/// Sends helper `w` its blocks' rows of D; false when it could not be sent.
+fn send_share(w: &Worker, plan: &RowPlan, d: &DistanceMatrix, dim: usize, blocks: Range<usize>) -> bool {
+    let (n, rows) = (d.n(), plan.span(blocks.clone()));
+    let share = ShareRef { n, dim, blocks, d_rows: &d.as_slice()[rows.start * n..rows.end * n] };
+    let Ok(bytes) = postcard::to_allocvec(&share) else { return false };
+    let arr = js_sys::Uint8Array::from(&bytes[..]);
+    let msg = js_sys::Object::new();
+    js_sys::Reflect::set(&msg, &"smacof_share".into(), &arr).ok();
+    w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_ok()
+}
+
+/// Sends helper `w` a round; the future of its answer.
+fn send_round(w: &Worker, x: &Points, step: bool) -> Option<wasm_bindgen_futures::JsFuture> {
+    let arr = js_sys::Float64Array::from(&x.data[..]);
+    let msg = js_sys::Object::new();
+    js_sys::Reflect::set(&msg, &"smacof_round".into(), &arr).ok();
+    js_sys::Reflect::set(&msg, &"step".into(), &JsValue::from_bool(step)).ok();
+    let reply = next_message(w);
+    w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok()?;
+    Some(reply)
+}
+
+/// A helper's answer for `blocks`: their parts, or `None` when it is not one of that shape.
+fn decode(data: &JsValue, plan: &RowPlan, blocks: Range<usize>, dim: usize, step: bool) -> Option<Vec<BlockPart>> {
+    let values = js_sys::Reflect::get(data, &"smacof_part".into()).ok()?.dyn_into::<js_sys::Float64Array>().ok()?;
+    let values = values.to_vec();
+    let (m, rows) = (blocks.len(), plan.span(blocks.clone()));
+    let want = m + if step { rows.len() * dim } else { 0 };
+    if values.len() != want {
+        return None;
+    }
+    let (stresses, mut next) = values.split_at(m);
+    let mut parts = Vec::with_capacity(m);
+    for (b, &stress) in blocks.zip(stresses) {
+        let len = if step { plan.block(b).len() * dim } else { 0 };
+        let (mine, rest) = next.split_at(len);
+        parts.push(BlockPart { stress, next: mine.to_vec() });
+        next = rest;
+    }
+    Some(parts)
+}
+
+/// The helper's side: keeps its share, answers a round, or drops its share. Returns false
+/// when the message is not one of SMACOF's.
+pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    let get = |key: &str| js_sys::Reflect::get(data, &key.into()).ok().filter(|v| !v.is_undefined());
+    if let Some(bytes) = get("smacof_share").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok()) {
+        let share = postcard::from_bytes::<Share>(&bytes.to_vec()).ok();
+        SHARE.with(|s| *s.borrow_mut() = share);
+        return true;
+    }
+    if get("smacof_end").is_some() {
+        SHARE.with(|s| *s.borrow_mut() = None);
+        return true;
+    }
+    let Some(x) = get("smacof_round").and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok()) else { return false };
+    let step = get("step").and_then(|v| v.as_bool()).unwrap_or(false);
+    let msg = js_sys::Object::new();
+    match SHARE.with(|s| s.borrow().as_ref().and_then(|share| round(share, x.to_vec(), step))) {
+        Some(values) => {
+            let arr = js_sys::Float64Array::from(&values[..]);
+            js_sys::Reflect::set(&msg, &"smacof_part".into(), &arr).ok();
+            scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
+        }
+        None => {
+            let e = JsValue::from_str("no share of D for this round");
+            js_sys::Reflect::set(&msg, &"error".into(), &e).ok();
+            scope.post_message(&msg).ok();
+        }
+    }
+    true
+}
+
+/// A helper's round: its blocks' shares of σ, then their rows of the next configuration.
+fn round(share: &Share, data: Vec<f64>, step: bool) -> Option<Vec<f64>> {
+    let (n, dim) = (share.n, share.dim);
+    let plan = RowPlan::new(n);
+    let first = plan.span(share.blocks.clone()).start;
+    if data.len() != n * dim || share.d_rows.len() != plan.span(share.blocks.clone()).len() * n {
+        return None;
+    }
+    let x = Points { n, dim, data };
+    let norms = rows::norms(&x);
+    let parts: Vec<BlockPart> = share
+        .blocks
+        .clone()
+        .map(|b| {
+            let r = plan.block(b);
+            rows::block(&x, &norms, &share.d_rows[(r.start - first) * n..(r.end - first) * n], r, step)
+        })
+        .collect();
+    let mut values: Vec<f64> = parts.iter().map(|p| p.stress).collect();
+    parts.iter().for_each(|p| values.extend_from_slice(&p.next));
+    Some(values)
+}
