@@ -4,7 +4,8 @@
 //! cuts the iteration into the blocks of rows of [`crate::smacof::rows`] and deals
 //! [`crate::web::helpers::cores`] helpers a contiguous share of them:
 //!
-//! 1. `{ smacof_share }`: once, the helper's rows of D (postcard bytes, transferred; no reply);
+//! 1. `{ smacof_share, shape }`: once, the helper's rows of D (f64s, transferred) with n, d
+//!    and its blocks (no reply);
 //! 2. `{ smacof_round, step }`: per iteration, the configuration X (f64s, transferred); the
 //!    helper answers `{ smacof_part }`, its blocks' shares of σ then their rows of the next
 //!    configuration;
@@ -21,7 +22,6 @@ use crate::metric::DistanceMatrix;
 use crate::points::Points;
 use crate::smacof::rows::{self, BlockPart};
 use crate::smacof::{smacof, target_sum, RowPlan, SmacofFit, SmacofRun, SMACOF_TOL};
-use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::ops::Range;
 use wasm_bindgen::prelude::*;
@@ -34,21 +34,11 @@ const START_FROM_N: usize = 1024;
 const USE_FROM_N: usize = 256;
 
 /// A helper's share: its blocks and their rows of D (row-major).
-#[derive(Serialize, Deserialize)]
 struct Share {
     n: usize,
     dim: usize,
     blocks: Range<usize>,
     d_rows: Vec<f64>,
-}
-
-/// The same, borrowed from the run as it is sent.
-#[derive(Serialize)]
-struct ShareRef<'a> {
-    n: usize,
-    dim: usize,
-    blocks: Range<usize>,
-    d_rows: &'a [f64],
 }
 
 thread_local! {
@@ -139,14 +129,15 @@ async fn in_helpers(
     (run.finish(), by)
 }
 
-/// Sends helper `w` its blocks' rows of D; false when it could not be sent.
+/// Sends helper `w` its blocks' rows of D (f64s, transferred) with n, d and the blocks;
+/// false when it could not be sent.
 fn send_share(w: &Worker, plan: &RowPlan, d: &DistanceMatrix, dim: usize, blocks: Range<usize>) -> bool {
     let (n, rows) = (d.n(), plan.span(blocks.clone()));
-    let share = ShareRef { n, dim, blocks, d_rows: &d.as_slice()[rows.start * n..rows.end * n] };
-    let Ok(bytes) = postcard::to_allocvec(&share) else { return false };
-    let arr = js_sys::Uint8Array::from(&bytes[..]);
+    let arr = js_sys::Float64Array::from(&d.as_slice()[rows.start * n..rows.end * n]);
+    let shape = js_sys::Float64Array::from(&[n as f64, dim as f64, blocks.start as f64, blocks.end as f64][..]);
     let msg = js_sys::Object::new();
     js_sys::Reflect::set(&msg, &"smacof_share".into(), &arr).ok();
+    js_sys::Reflect::set(&msg, &"shape".into(), &shape).ok();
     w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_ok()
 }
 
@@ -185,8 +176,17 @@ fn decode(data: &JsValue, plan: &RowPlan, blocks: Range<usize>, dim: usize, step
 /// when the message is not one of SMACOF's.
 pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let get = |key: &str| js_sys::Reflect::get(data, &key.into()).ok().filter(|v| !v.is_undefined());
-    if let Some(bytes) = get("smacof_share").and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok()) {
-        let share = postcard::from_bytes::<Share>(&bytes.to_vec()).ok();
+    if let Some(rows) = get("smacof_share").and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok()) {
+        let shape = get("shape").and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok()).map(|a| a.to_vec());
+        let share = match shape.as_deref() {
+            Some(&[n, dim, from, to]) => Some(Share {
+                n: n as usize,
+                dim: dim as usize,
+                blocks: from as usize..to as usize,
+                d_rows: rows.to_vec(),
+            }),
+            _ => None,
+        };
         SHARE.with(|s| *s.borrow_mut() = share);
         return true;
     }
