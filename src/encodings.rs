@@ -163,8 +163,10 @@ impl Encoding {
 /// Interleaved trigonometric table: columns 2k and 2k+1 hold (f(i·ω_k), g(i·ω_k)) with
 /// ω_k = base^(−2k/dim), (f, g) = (sin, cos) or (cos, sin).
 fn trig_table(n: usize, dim: usize, base: f64, sin_first: bool) -> Points {
+    // ω_k = base^(−2k/d), once per column pair (not once per entry).
+    let omega: Vec<f64> = (0..dim.div_ceil(2)).map(|k| base.powf(-2.0 * k as f64 / dim as f64)).collect();
     Points::from_fn(n, dim, |i, c| {
-        let a = i as f64 * base.powf(-2.0 * (c / 2) as f64 / dim as f64);
+        let a = i as f64 * omega[c / 2];
         if (c % 2 == 0) == sin_first {
             a.sin()
         } else {
@@ -297,6 +299,21 @@ mod tests {
                 for j in 0..40 {
                     let direct = e.points.direct(i, j);
                     assert!((d.get(i, j) - direct).abs() < 1e-12, "{kind:?} d={dim} ({i},{j})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn trig_tables_are_their_formula_entry_by_entry() {
+        // P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k) with ω_k = base^(−2k/d), bit for bit.
+        for (dim, sin_first) in [(16, true), (7, true), (8, false), (1, false)] {
+            let p = trig_table(33, dim, 500.0, sin_first);
+            for i in 0..33 {
+                for c in 0..dim {
+                    let a = i as f64 * 500f64.powf(-2.0 * (c / 2) as f64 / dim as f64);
+                    let want = if (c % 2 == 0) == sin_first { a.sin() } else { a.cos() };
+                    assert_eq!(p.row(i)[c].to_bits(), want.to_bits(), "d = {dim}, ({i}, {c})");
                 }
             }
         }
