@@ -160,10 +160,7 @@ pub fn smacof_by_rows(
     let mut run = SmacofRun::new(start.clone(), target_sum(target), max_iter, tol);
     while let Some(x) = run.to_evaluate() {
         let (norms, step) = (rows::norms(x), run.may_step());
-        let parts = crate::par::map(plan.len(), |b| {
-            let r = plan.block(b);
-            rows::block(x, &norms, &target.as_slice()[r.start * n..r.end * n], r, step)
-        });
+        let parts = crate::par::map(plan.len(), |b| rows::block_of(x, &norms, target, plan.block(b), step));
         let (stress, next) = rows::combine(n, dim, &parts);
         let going = run.evaluated(stress);
         progress(run.progress());

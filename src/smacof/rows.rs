@@ -15,6 +15,7 @@
 //! |R|×n×d products (the whole iteration 4n²d flops, against 3n²d for the one-worker loop,
 //! whose Gram product reads only the upper triangle); its buffer is |R|×n numbers.
 
+use crate::metric::DistanceMatrix;
 use crate::points::Points;
 use faer::{Accum, Mat, MatRef, Par};
 use std::ops::Range;
@@ -116,6 +117,12 @@ pub fn block(x: &Points, norms: &[f64], d_rows: &[f64], rows: Range<usize>, step
     let scale = n as f64;
     let next = (0..m).flat_map(|c| next.col_as_slice(c).iter().map(move |v| v / scale).collect::<Vec<_>>()).collect();
     BlockPart { stress, next }
+}
+
+/// [`block`] with its rows of D read from the whole matrix D.
+pub fn block_of(x: &Points, norms: &[f64], target: &DistanceMatrix, rows: Range<usize>, step: bool) -> BlockPart {
+    let n = target.n();
+    block(x, norms, &target.as_slice()[rows.start * n..rows.end * n], rows, step)
 }
 
 /// δ_ij from the Gram entry G_ij (module docs).

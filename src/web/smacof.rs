@@ -104,11 +104,7 @@ async fn in_helpers(
             .into_iter()
             .enumerate()
             .map(|(b, p)| {
-                p.unwrap_or_else(|| {
-                    let r = plan.block(b);
-                    let norms = norms.as_deref().unwrap_or_default();
-                    rows::block(x, norms, &d.as_slice()[r.start * n..r.end * n], r, step)
-                })
+                p.unwrap_or_else(|| rows::block_of(x, norms.as_deref().unwrap_or_default(), d, plan.block(b), step))
             })
             .collect();
         let (stress, next) = rows::combine(n, dim, &parts);
