@@ -162,11 +162,10 @@ pub fn smacof_by_rows(
         let (norms, step) = (rows::norms(x), run.may_step());
         let parts = crate::par::map(plan.len(), |b| rows::block_of(x, &norms, target, plan.block(b), step));
         let (stress, next) = rows::combine(n, dim, &parts);
-        let going = run.evaluated(stress);
+        let going = run.advance(stress, next);
         progress(run.progress());
-        match next.filter(|_| going) {
-            Some(next) => run.stepped(next),
-            None => break,
+        if !going {
+            break;
         }
     }
     run.finish()

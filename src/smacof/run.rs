@@ -95,6 +95,20 @@ impl SmacofRun {
         }
     }
 
+    /// A round computed together (σ of [`Self::to_evaluate`]'s configuration and the step
+    /// from it, `None` if not taken): [`Self::evaluated`], then [`Self::stepped`] if the run
+    /// goes on. Returns whether it goes on (false too when a wanted step is missing).
+    pub fn advance(&mut self, stress: f64, next: Option<Points>) -> bool {
+        let going = self.evaluated(stress);
+        match next.filter(|_| going) {
+            Some(next) => {
+                self.stepped(next);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Iterations done, as a fraction of the cap.
     pub fn progress(&self) -> f64 {
         self.iterations as f64 / self.max_iter.max(1) as f64

@@ -108,11 +108,10 @@ async fn in_helpers(
             })
             .collect();
         let (stress, next) = rows::combine(n, dim, &parts);
-        let going = run.evaluated(stress);
+        let going = run.advance(stress, next);
         report(run.progress());
-        match next.filter(|_| going) {
-            Some(next) => run.stepped(next),
-            None => break,
+        if !going {
+            break;
         }
     }
     for (w, _) in workers.iter().zip(&alive).filter(|(_, a)| **a) {
