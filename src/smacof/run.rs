@@ -114,11 +114,6 @@ impl SmacofRun {
         self.iterations as f64 / self.max_iter.max(1) as f64
     }
 
-    /// Whether the run has stopped.
-    pub fn is_done(&self) -> bool {
-        self.stop.is_some()
-    }
-
     /// The fit: the kept configuration, the iterations and why it stopped (a run abandoned
     /// before it stopped reports the cap).
     pub fn finish(self) -> SmacofFit {

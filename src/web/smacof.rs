@@ -211,8 +211,9 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
 fn round(share: &Share, data: Vec<f64>, step: bool) -> Option<Vec<f64>> {
     let (n, dim) = (share.n, share.dim);
     let plan = RowPlan::new(n);
-    let first = plan.span(share.blocks.clone()).start;
-    if data.len() != n * dim || share.d_rows.len() != plan.span(share.blocks.clone()).len() * n {
+    let span = plan.span(share.blocks.clone());
+    let first = span.start;
+    if data.len() != n * dim || share.d_rows.len() != span.len() * n {
         return None;
     }
     let x = Points { n, dim, data };
