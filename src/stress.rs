@@ -67,6 +67,23 @@ impl Target {
         &self.upper
     }
 
+    /// Σ D² over the pairs.
+    pub fn sum_sq(&self) -> f64 {
+        self.sum_sq
+    }
+
+    /// D's ranks over the pairs, doubled (see [`doubled_ranks`]).
+    pub fn doubled_ranks(&self) -> &[u32] {
+        &self.ranks
+    }
+
+    /// A target from its parts as [`Target::upper`], [`Target::sum_sq`] and
+    /// [`Target::doubled_ranks`] gave them (one that travelled as arrays); `None` unless there
+    /// are as many ranks as pairs and Σ D² is positive.
+    pub fn from_parts(upper: Vec<f64>, sum_sq: f64, ranks: Vec<u32>) -> Option<Self> {
+        (upper.len() == ranks.len() && sum_sq > 0.0).then_some(Target { upper, sum_sq, ranks })
+    }
+
     /// Whether it holds the n(n−1)/2 pairs of n positions (a check on one that travelled).
     pub fn holds_pairs_of(&self, n: usize) -> bool {
         let pairs = n * n.saturating_sub(1) / 2;
@@ -292,5 +309,18 @@ mod tests {
             assert_eq!(got, want);
             assert_eq!(scale, want.scale);
         }
+    }
+
+    #[test]
+    fn a_target_rebuilt_from_its_parts_is_the_same() {
+        let d = DistanceMatrix::from_fn(7, |i, j| ((i * 3 + j) % 5) as f64 + 0.5);
+        let target = Target::new(&d).unwrap();
+        let (upper, sum_sq, ranks) = (target.upper().to_vec(), target.sum_sq(), target.doubled_ranks().to_vec());
+        assert_eq!(Target::from_parts(upper.clone(), sum_sq, ranks.clone()), Some(target.clone()));
+        let delta = DistanceMatrix::from_fn(7, |i, j| (j - i) as f64);
+        let rebuilt = Target::from_parts(upper.clone(), sum_sq, ranks.clone()).unwrap();
+        assert_eq!(stress_against(&delta, &rebuilt), stress_against(&delta, &target));
+        assert_eq!(Target::from_parts(upper.clone(), sum_sq, ranks[1..].to_vec()), None);
+        assert_eq!(Target::from_parts(upper, 0.0, ranks), None);
     }
 }

@@ -25,23 +25,28 @@ const START_FROM_N: usize = 1024;
 /// Below this many positions the worker measures alone.
 const USE_FROM_N: usize = 256;
 
-/// A helper's share as it arrives: D (its pairs and their ranks), the PMDS coordinates and its encodings.
-#[derive(Deserialize)]
-struct MeasureJob {
+/// A share's small part (postcard bytes): n, Σ D², the PMDS coordinates' width and the
+/// encodings without their coordinates. The bulky numbers travel beside it as typed arrays
+/// (D's pairs, their doubled ranks, the PMDS coordinates, each encoding's coordinates), so
+/// neither side holds them twice: no serialised copy in the worker, no bytes beside the
+/// decoded share in the helper.
+#[derive(Serialize, Deserialize)]
+struct Head {
     n: usize,
-    d: Target,
-    x: Points,
+    sum_sq: f64,
+    x_dim: usize,
     encodings: Vec<Encoding>,
 }
 
-/// A share as it is sent: the same fields, borrowed from the run (nothing copied but into
-/// the message's bytes).
-#[derive(Serialize)]
-struct MeasureJobRef<'a> {
-    n: usize,
-    d: &'a Target,
-    x: &'a Points,
-    encodings: &'a [&'a Encoding],
+/// An encoding without its coordinates (they travel as an array of their own).
+fn bare(e: &Encoding) -> Encoding {
+    Encoding {
+        kind: e.kind,
+        points: Points { n: e.points.n, dim: e.points.dim, data: Vec::new() },
+        parameters: e.parameters,
+        iterations: e.iterations,
+        stop: e.stop,
+    }
 }
 
 /// A helper's answer: per encoding, its sketch, its stress and its alignment.
@@ -71,13 +76,9 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
         let share = &pending[pending.len() * i / k..pending.len() * (i + 1) / k];
-        let job = MeasureJobRef { n, d, x, encodings: share };
-        let Ok(bytes) = postcard::to_allocvec(&job) else { break };
-        let arr = js_sys::Uint8Array::from(&bytes[..]);
-        let msg = js_sys::Object::new();
-        js_sys::Reflect::set(&msg, &"measure".into(), &arr).ok();
+        let Some((msg, transfer)) = job_message(n, d, x, share) else { break };
         replies.push((next_message(w), share.len()));
-        if w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_err() {
+        if w.post_message_with_transfer(&msg, &transfer).is_err() {
             replies.pop();
             break;
         }
@@ -101,6 +102,60 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     (given, by)
 }
 
+/// A share as a message: `{ measure: head, pairs, ranks, x, points: [..] }`, with the
+/// arrays' buffers to transfer.
+fn job_message(n: usize, d: &Target, x: &Points, share: &[&Encoding]) -> Option<(js_sys::Object, js_sys::Array)> {
+    let head = Head { n, sum_sq: d.sum_sq(), x_dim: x.dim, encodings: share.iter().map(|e| bare(e)).collect() };
+    let head = js_sys::Uint8Array::from(&postcard::to_allocvec(&head).ok()?[..]);
+    let pairs = js_sys::Float64Array::from(d.upper());
+    let ranks = js_sys::Uint32Array::from(d.doubled_ranks());
+    let coords = js_sys::Float64Array::from(&x.data[..]);
+    let points = js_sys::Array::new();
+    let transfer = js_sys::Array::of4(&head.buffer(), &pairs.buffer(), &ranks.buffer(), &coords.buffer());
+    for e in share {
+        let a = js_sys::Float64Array::from(&e.points.data[..]);
+        transfer.push(&a.buffer());
+        points.push(&a);
+    }
+    let msg = js_sys::Object::new();
+    for (key, value) in [
+        ("measure", JsValue::from(head)),
+        ("pairs", pairs.into()),
+        ("ranks", ranks.into()),
+        ("x", coords.into()),
+        ("points", points.into()),
+    ] {
+        js_sys::Reflect::set(&msg, &key.into(), &value).ok()?;
+    }
+    Some((msg, transfer))
+}
+
+/// A share from its message (see [`job_message`]), each array copied once into this
+/// worker's memory; an error when a part is missing or of the wrong size.
+fn job_of(data: &JsValue, head: &js_sys::Uint8Array) -> Result<(usize, Target, Points, Vec<Encoding>), String> {
+    let get = |key: &str| js_sys::Reflect::get(data, &key.into()).map_err(|_| format!("no {key} in the job"));
+    let f64s =
+        |v: JsValue| v.dyn_into::<js_sys::Float64Array>().map(|a| a.to_vec()).map_err(|_| "not f64s".to_string());
+    let Head { n, sum_sq, x_dim, mut encodings } = postcard::from_bytes(&head.to_vec()).map_err(|e| e.to_string())?;
+    let ranks = get("ranks")?.dyn_into::<js_sys::Uint32Array>().map_err(|_| "ranks are not u32s".to_string())?;
+    let d = Target::from_parts(f64s(get("pairs")?)?, sum_sq, ranks.to_vec()).ok_or("D's pairs and ranks differ")?;
+    if !d.holds_pairs_of(n) {
+        return Err("D's pairs are not those of n positions".to_string());
+    }
+    let x = Points { n, dim: x_dim, data: f64s(get("x")?)? };
+    let points = get("points")?.dyn_into::<js_sys::Array>().map_err(|_| "no coordinates".to_string())?;
+    if x.data.len() != n * x_dim || points.length() as usize != encodings.len() {
+        return Err("the coordinates do not match the job".to_string());
+    }
+    for (i, e) in encodings.iter_mut().enumerate() {
+        e.points.data = f64s(points.get(i as u32))?;
+        if e.points.n != n || e.points.data.len() != n * e.points.dim {
+            return Err(format!("encoding {i}'s coordinates do not match n = {n}"));
+        }
+    }
+    Ok((n, d, x, encodings))
+}
+
 /// A helper's answer as measures: `count` of them, each sketched on the grid of n positions.
 fn decode(data: &JsValue, n: usize, count: usize) -> Option<Vec<Measure>> {
     let bytes = js_sys::Reflect::get(data, &"measured".into()).ok()?.dyn_into::<js_sys::Uint8Array>().ok()?;
@@ -118,14 +173,8 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
         return false;
     };
     let msg = js_sys::Object::new();
-    let answer = postcard::from_bytes::<MeasureJob>(&bytes.to_vec())
-        .map_err(|e| e.to_string())
-        .and_then(|job| {
-            if !job.d.holds_pairs_of(job.n) {
-                return Err("D's pairs are not those of n positions".to_string());
-            }
-            Ok(measure_against(job.d, job.x, job.n, &job.encodings))
-        })
+    let answer = job_of(data, &bytes)
+        .map(|(n, d, x, encodings)| measure_against(d, x, n, &encodings))
         .and_then(|measures| postcard::to_allocvec(&measures).map_err(|e| e.to_string()));
     match answer {
         Ok(bytes) => {
