@@ -74,6 +74,19 @@ impl Spectrum {
         Spectrum { eigenvalues, vectors, n }
     }
 
+    /// The eigenvectors as [`Spectrum::vector`] reads them: column k at k·n .. (k+1)·n.
+    pub fn vectors(&self) -> &[f64] {
+        &self.vectors
+    }
+
+    /// A spectrum from its parts as [`Spectrum::eigenvalues`] and [`Spectrum::vectors`]
+    /// gave them (one that travelled between workers); `None` unless there are n eigenvalues
+    /// and n vectors of n entries.
+    pub fn from_parts(eigenvalues: Vec<f64>, vectors: Vec<f64>) -> Option<Self> {
+        let n = eigenvalues.len();
+        (vectors.len() == n * n).then_some(Spectrum { eigenvalues, vectors, n })
+    }
+
     /// Number of points.
     pub fn n(&self) -> usize {
         self.n

@@ -175,7 +175,7 @@ mod staged;
 use compare::compare;
 pub use compare::{learned_key, measure_against, measure_encodings, Measure};
 pub use layers::LayersInfo;
-pub use staged::{stage, Staged};
+pub use staged::{geometry, stage, Geometry, Staged};
 
 /// One compared encoding with its stress.
 #[derive(Debug, Clone, PartialEq)]

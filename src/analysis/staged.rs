@@ -22,10 +22,89 @@ pub struct Staged {
     corpus_side: bool,
 }
 
-/// Counts → D → spectrum → encodings (stages "counting" to "encodings"). With
-/// `smacof_later`, SMACOF is left at its start for the caller to fit ([`Staged::smacof`],
-/// [`Staged::set_smacof`]; the page spreads it over its helper workers); [`Staged::finish`]
-/// fits it otherwise.
+/// A run part-way: counts and D, its spectrum still to compute (stages "counting" and
+/// "distances"). The page has a helper worker decompose B for it at large n
+/// ([`Geometry::stage`] then takes the spectrum it returns), so that the eigen-step's
+/// n×n matrices are never in the worker's own memory.
+pub struct Geometry {
+    params: AnalysisParams,
+    skipped_lines: usize,
+    counts: PositionalCounts,
+    distances: DistanceMatrix,
+    examples: Vec<Vec<String>>,
+}
+
+/// Counts → D (stages "counting" and "distances").
+pub fn geometry(
+    table: &CountsTable,
+    examples: Vec<Vec<String>>,
+    params: &AnalysisParams,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Geometry> {
+    params.validate()?;
+    let mut report = reporter(progress);
+    report(Stage::Counting, 1.0)?;
+    let counts = PositionalCounts::from_table(table, &params.count_params().table())?;
+    crate::limits::check_positions(counts.n, params.encodings.d)?;
+    report(Stage::Distances, 0.0)?;
+    let distances = metric::distances(&counts, params.alpha, params.metric)?;
+    if distances.max() <= 0.0 {
+        return Err(PosgeoError::NoGeometry);
+    }
+    let skipped_lines = table.text.as_ref().map_or(0, |t| t.skipped_lines as usize);
+    Ok(Geometry { params: params.clone(), skipped_lines, counts, distances, examples })
+}
+
+impl Geometry {
+    /// D.
+    pub fn distances(&self) -> &DistanceMatrix {
+        &self.distances
+    }
+
+    /// Spectrum → encodings (stages "mds" and "encodings"), with the spectrum of D when it
+    /// was computed elsewhere ([`Spectrum::of_distances`] of [`Geometry::distances`]: it
+    /// must be that one) or computed here. With `smacof_later`, SMACOF is left at its start
+    /// for the caller to fit ([`Staged::smacof`], [`Staged::set_smacof`]; the page spreads
+    /// it over its helper workers); [`Staged::finish`] fits it otherwise.
+    pub fn stage(
+        self,
+        spectrum: Option<Spectrum>,
+        learned: &LearnedTables,
+        smacof_later: bool,
+        progress: &mut dyn FnMut(Progress) -> bool,
+    ) -> Result<Staged> {
+        let Geometry { params, skipped_lines, counts, distances, examples } = self;
+        let mut report = reporter(progress);
+        report(Stage::Mds, 0.0)?;
+        let spectrum = match spectrum {
+            Some(s) if s.n() == distances.n() => s,
+            _ => Spectrum::of_distances(&distances)?,
+        };
+        let effective_rank = spectrum.effective_rank(params.tau);
+        let energy_rank = spectrum.energy_rank(params.energy).max(1);
+        let how = if smacof_later { Build::DeferSmacof } else { Build::Fresh };
+        let built = build(&distances, &spectrum, (effective_rank, energy_rank), &params, learned, how, &mut report)?;
+        let analysis = Analysis {
+            params,
+            skipped_lines,
+            counts_table: None,
+            counts,
+            distances,
+            spectrum,
+            effective_rank,
+            energy_rank,
+            corpus_monotonicity: None,
+            compared: Vec::new(),
+            rank_curve: Vec::new(),
+            examples,
+            layers: None,
+        };
+        Ok(Staged { analysis, built, corpus_side: false })
+    }
+}
+
+/// Counts → D → spectrum → encodings ([`geometry`] then [`Geometry::stage`], the spectrum
+/// computed here).
 pub fn stage(
     table: &CountsTable,
     examples: Vec<Vec<String>>,
@@ -34,39 +113,7 @@ pub fn stage(
     smacof_later: bool,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Staged> {
-    params.validate()?;
-    let mut report = reporter(progress);
-    report(Stage::Counting, 1.0)?;
-    let counts = PositionalCounts::from_table(table, &params.count_params().table())?;
-    let (n, d) = (counts.n, params.encodings.d);
-    crate::limits::check_positions(n, d)?;
-    report(Stage::Distances, 0.0)?;
-    let distances = metric::distances(&counts, params.alpha, params.metric)?;
-    if distances.max() <= 0.0 {
-        return Err(PosgeoError::NoGeometry);
-    }
-    report(Stage::Mds, 0.0)?;
-    let spectrum = Spectrum::of_distances(&distances)?;
-    let effective_rank = spectrum.effective_rank(params.tau);
-    let energy_rank = spectrum.energy_rank(params.energy).max(1);
-    let how = if smacof_later { Build::DeferSmacof } else { Build::Fresh };
-    let built = build(&distances, &spectrum, (effective_rank, energy_rank), params, learned, how, &mut report)?;
-    let analysis = Analysis {
-        params: params.clone(),
-        skipped_lines: table.text.as_ref().map_or(0, |t| t.skipped_lines as usize),
-        counts_table: None,
-        counts,
-        distances,
-        spectrum,
-        effective_rank,
-        energy_rank,
-        corpus_monotonicity: None,
-        compared: Vec::new(),
-        rank_curve: Vec::new(),
-        examples,
-        layers: None,
-    };
-    Ok(Staged { analysis, built, corpus_side: false })
+    geometry(table, examples, params, progress)?.stage(None, learned, smacof_later, progress)
 }
 
 impl Staged {

@@ -122,3 +122,26 @@ fn smacof_fitted_later_equals_the_pipelines() {
         }
     }
 }
+
+/// A spectrum computed elsewhere (the page's helper worker) and rebuilt from its parts gives
+/// the one run's analysis; a spectrum of other positions is not taken.
+#[test]
+fn a_spectrum_given_from_elsewhere_equals_the_pipelines() {
+    let corpus =
+        Corpus::from_sequences(generate(&SynthParams { sequences: 200, positions: 30, ..Default::default() }).unwrap());
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 8;
+    let whole = analyze(&corpus, &p, &[], &mut |_| true).unwrap().report(true);
+    let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
+    let geometry = || geometry(&counted, p.examples(&corpus.sequences), &p, &mut |_| true).unwrap();
+    let g = geometry();
+    let s = Spectrum::of_distances(g.distances()).unwrap();
+    let travelled = Spectrum::from_parts(s.eigenvalues.clone(), s.vectors().to_vec()).expect("n values, n² entries");
+    assert_eq!(travelled, s);
+    let given = g.stage(Some(travelled), &[], false, &mut |_| true).unwrap();
+    assert_eq!(given.finish(Vec::new(), &mut |_| true).unwrap().report(true), whole, "spectrum given");
+    let other = Spectrum::from_parts(vec![2.0, 1.0], vec![1.0, 0.0, 0.0, 1.0]).unwrap();
+    let ignored = geometry().stage(Some(other), &[], false, &mut |_| true).unwrap();
+    assert_eq!(ignored.finish(Vec::new(), &mut |_| true).unwrap().report(true), whole, "other n: computed here");
+    assert!(Spectrum::from_parts(vec![1.0, 2.0], vec![1.0; 3]).is_none());
+}

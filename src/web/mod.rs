@@ -7,7 +7,7 @@
 //! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
 //!   `worker` is the Web Worker's message loop, `helpers` the workers that count parts of a large
-//!   upload for it, `smacof` has them share SMACOF's iterations, `measure` has them measure
+//!   upload for it, `mds` has one compute the spectrum, `smacof` has them share SMACOF's iterations, `measure` has them measure
 //!   the encodings, and `layers` run a model's batches.
 
 pub mod app;
@@ -21,6 +21,8 @@ pub mod dom;
 pub mod helpers;
 #[cfg(target_arch = "wasm32")]
 pub mod layers;
+#[cfg(target_arch = "wasm32")]
+pub mod mds;
 #[cfg(target_arch = "wasm32")]
 pub mod measure;
 #[cfg(target_arch = "wasm32")]

@@ -62,10 +62,16 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: crate::error::Res
     match result {
         Ok(mut payload) => {
             // The bulky numbers travel as transferred typed arrays, not as JSON text.
+            // D's rows go straight into the typed array (no flat copy in this worker's memory).
+            let rows = payload.take_matrix();
             let bulk = payload.take_bulk();
             let json = serde_json::to_string(&Response::Done { id, payload: Box::new(payload) }).unwrap_or_default();
             let header = serde_json::to_string(&bulk.header).unwrap_or_default();
-            let matrix = js_sys::Float64Array::from(&bulk.matrix[..]);
+            let n = rows.len();
+            let matrix = js_sys::Float64Array::new_with_length((n * n) as u32);
+            for (i, row) in rows.into_iter().enumerate().filter(|(_, r)| r.len() == n) {
+                matrix.subarray((i * n) as u32, ((i + 1) * n) as u32).copy_from(&row);
+            }
             let coords = js_sys::Float64Array::from(&bulk.coords[..]);
             let shepard = js_sys::Float32Array::from(&bulk.shepard[..]);
             let msg = js_sys::Object::new();
@@ -140,41 +146,62 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
         post(&scope, &r)
     });
     let result = match begun {
-        Ok(protocol::Begun::Staged(mut pending)) => {
-            let to = scope.clone();
-            let smacof_progress = move |f: f64| {
-                post(&to, &Response::Progress { id, stage: crate::analysis::Stage::Encodings, fraction: f });
-            };
-            let smacof_by = super::smacof::fit(&mut pending.staged, &smacof_progress).await;
-            let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
-            if let Some(Response::Estimate { id, sequences, max_positions, memory_bytes, workers, .. }) = estimate {
-                if measured_by > 0 || smacof_by > 0 {
-                    let (n, bytes) = (max_positions, memory_bytes);
-                    let again = Response::Estimate {
-                        id,
-                        sequences,
-                        max_positions: n,
-                        memory_bytes: bytes,
-                        workers,
-                        measured_by,
-                        smacof_by,
-                    };
-                    post(&scope, &again);
-                }
-            }
-            if let Some(l) = &pending.layers {
-                let to = scope.clone();
-                let layer_progress: Rc<dyn Fn(f64)> = Rc::new(move |f: f64| {
-                    post(&to, &Response::Progress { id, stage: crate::analysis::Stage::Layers, fraction: f });
-                });
-                pending.layer_sums = super::layers::run(&l.plan, &inputs.model, layer_progress).await;
-            }
-            session.borrow_mut().complete(&req, *pending, given, &mut |r| post(&scope, &r))
+        Ok(protocol::Begun::Geometry(unbuilt)) => {
+            complete(&scope, &session, &req, *unbuilt, estimate, &inputs.model).await
         }
         Ok(protocol::Begun::Done(payload)) => Ok(*payload),
         Err(e) => Err(e),
     };
     finish(&scope, id, result);
+}
+
+/// A full run after D: the spectrum (in a helper at large n, [`super::mds`]), the encodings,
+/// SMACOF and their measures shared with helpers, a model's layers, then the payload.
+async fn complete(
+    scope: &DedicatedWorkerGlobalScope,
+    session: &RefCell<protocol::Session>,
+    req: &Request,
+    unbuilt: protocol::Unbuilt,
+    estimate: Option<Response>,
+    model: &[u8],
+) -> crate::error::Result<protocol::Payload> {
+    let id = req.id;
+    if unbuilt.geometry.distances().n() >= super::mds::FROM_N {
+        post(scope, &Response::Progress { id, stage: crate::analysis::Stage::Mds, fraction: 0.0 });
+    }
+    let spectrum = super::mds::spectrum(unbuilt.geometry.distances()).await;
+    let spectrum_by_helper = spectrum.is_some();
+    let mut pending = unbuilt.build(spectrum, &mut |r| post(scope, &r))?;
+    let to = scope.clone();
+    let smacof_progress = move |f: f64| {
+        post(&to, &Response::Progress { id, stage: crate::analysis::Stage::Encodings, fraction: f });
+    };
+    let smacof_by = super::smacof::fit(&mut pending.staged, &smacof_progress).await;
+    let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
+    if let Some(Response::Estimate { id, sequences, max_positions, memory_bytes, workers, .. }) = estimate {
+        if measured_by > 0 || smacof_by > 0 || spectrum_by_helper {
+            let (n, bytes) = (max_positions, memory_bytes);
+            let again = Response::Estimate {
+                id,
+                sequences,
+                max_positions: n,
+                memory_bytes: bytes,
+                workers,
+                measured_by,
+                smacof_by,
+                spectrum_by_helper,
+            };
+            post(scope, &again);
+        }
+    }
+    if let Some(l) = &pending.layers {
+        let to = scope.clone();
+        let layer_progress: Rc<dyn Fn(f64)> = Rc::new(move |f: f64| {
+            post(&to, &Response::Progress { id, stage: crate::analysis::Stage::Layers, fraction: f });
+        });
+        pending.layer_sums = super::layers::run(&l.plan, model, layer_progress).await;
+    }
+    session.borrow_mut().complete(req, pending, given, &mut |r| post(scope, &r))
 }
 
 /// Requests waiting for the one that runs (which stays at the front until it is done).
@@ -204,6 +231,7 @@ pub fn start() {
         // A helper's job: count a part of a file ([`super::helpers`]).
         let served = super::helpers::serve(&s2, &data)
             || super::measure::serve(&s2, &data)
+            || super::mds::serve(&s2, &data)
             || super::smacof::serve(&s2, &data)
             || super::layers::serve(&s2, &data);
         if served {

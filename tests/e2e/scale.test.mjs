@@ -112,10 +112,11 @@ test('a long-sequence upload has its encodings measured by the helper workers an
   await page.close();
 });
 
-test('a long context from a link has SMACOF fitted by the helper workers and equals the CLI', async () => {
-  // n = 1024 positions at the defaults (d = 768): helpers are started for SMACOF, whose
-  // iterations they share by blocks of rows; every number is the CLI's.
-  const n = 1024;
+test('a long context from a link has its spectrum and SMACOF computed by helper workers and equals the CLI', async () => {
+  // n = 2048 positions at the defaults (d = 768): a helper computes the spectrum of B and is
+  // ended (its n×n matrices go with it), then helpers share SMACOF's iterations by blocks of
+  // rows; every number is the CLI's.
+  const n = 2048;
   const synth = ['--vocab', '2000', '--positions', String(n), '--regimes', '8', '--width', '200', '--sequences', '400'];
   const text = execFileSync(BIN, ['synth', ...synth], { maxBuffer: 1 << 28 });
   const want = cli(['--max-len', String(n)], text);
@@ -128,7 +129,10 @@ test('a long context from a link has SMACOF fitted by the helper workers and equ
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const estimate = await page.textContent('#estimate');
   if (cores > 1) assert.match(estimate, new RegExp(`SMACOF fitted by ${Math.min(cores, 4)} workers`), estimate);
+  assert.match(estimate, /spectrum computed by a helper worker/, estimate);
   const summary = await page.textContent('#summary');
   assert.match(summary, new RegExp(`SMACOF[^.]*${want.encodings.smacof.iterations} iterations`), summary);
+  // The spectrum that travelled back: the effective rank and the energy rank are the CLI's.
+  assert.match(summary, new RegExp(`r_τ = ${want.effective_rank}\\b`), summary);
   await page.close();
 });

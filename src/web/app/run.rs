@@ -280,10 +280,20 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
             let p = Progress { stage, fraction };
             vec![Effect::Progress(p.overall()), Effect::Status(Status::Running, format!("running: {}", p.text()))]
         }
-        Response::Estimate { id, sequences, max_positions, memory_bytes, workers, measured_by, smacof_by }
-            if Some(id) == current =>
-        {
+        Response::Estimate {
+            id,
+            sequences,
+            max_positions,
+            memory_bytes,
+            workers,
+            measured_by,
+            smacof_by,
+            spectrum_by_helper,
+        } if Some(id) == current => {
             let mut by = if workers > 1 { format!(", counted by {workers} workers") } else { String::new() };
+            if spectrum_by_helper {
+                by += ", spectrum computed by a helper worker";
+            }
             if smacof_by > 0 {
                 by += &format!(", SMACOF fitted by {smacof_by} workers");
             }

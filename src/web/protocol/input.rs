@@ -115,5 +115,6 @@ pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Respons
         workers: c.workers,
         measured_by: 0,
         smacof_by: 0,
+        spectrum_by_helper: false,
     }
 }

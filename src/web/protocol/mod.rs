@@ -119,6 +119,9 @@ pub enum Response {
         /// like `measured_by`.
         #[serde(default)]
         smacof_by: usize,
+        /// Whether a helper worker computed the spectrum (posted again like `measured_by`).
+        #[serde(default)]
+        spectrum_by_helper: bool,
     },
     /// The finished analysis.
     Done {
@@ -195,9 +198,14 @@ pub struct BulkHeader {
 }
 
 impl Payload {
+    /// Moves the distance matrix's rows out of the report (none when it carries none).
+    pub fn take_matrix(&mut self) -> Vec<Vec<f64>> {
+        std::mem::take(&mut self.report.matrix).into_values().next().unwrap_or_default()
+    }
+
     /// Moves the matrix, the coordinates and the Shepard samples out into flat arrays.
     pub fn take_bulk(&mut self) -> Bulk {
-        let matrix = std::mem::take(&mut self.report.matrix).into_values().next().unwrap_or_default().concat();
+        let matrix = self.take_matrix().concat();
         let coords = std::mem::take(&mut self.coordinates).data;
         let mut header = BulkHeader::default();
         let mut shepard = Vec::new();
@@ -281,7 +289,7 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
 mod input;
 mod payload;
 mod session;
-pub use session::{Begun, Layers, Pending, Session};
+pub use session::{Begun, Layers, Pending, Session, Unbuilt};
 pub mod shipped;
 pub use crate::sketch::block_means;
 use payload::payload_of;

@@ -2,10 +2,11 @@
 //! measures and a model's layers), and the analysis kept between requests for live updates.
 
 use super::{input, payload_of, Files, Payload, Request, Response};
-use crate::analysis::{stage, Analysis, AnalysisParams, Progress, Stage};
+use crate::analysis::{geometry, Analysis, AnalysisParams, Geometry, Progress, Stage};
 use crate::corpus::model::ModelTokenizer;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::error::{PosgeoError, Result};
+use crate::mds::Spectrum;
 use crate::tables::Table;
 
 /// What the worker keeps between requests: its last analysis and learned table, so that a
@@ -48,12 +49,35 @@ pub struct Layers {
     pub plan: crate::model::Plan,
 }
 
+/// A full run part-way: counts and D, the spectrum still to compute ([`Session::begin`]).
+pub struct Unbuilt {
+    /// Counts and D.
+    pub geometry: Geometry,
+    id: u32,
+    table: Vec<(String, Table)>,
+    counts_table: Option<String>,
+    layers: Option<Layers>,
+}
+
+impl Unbuilt {
+    /// Spectrum → built encodings, with the spectrum of D when it was computed elsewhere
+    /// (the page's helper worker) or here (`None`).
+    pub fn build(self, spectrum: Option<Spectrum>, post: &mut dyn FnMut(Response)) -> Result<Pending> {
+        // In the page, SMACOF is fitted by the worker's helpers ([`crate::web::smacof`]).
+        let later = cfg!(target_arch = "wasm32");
+        let staged = self.geometry.stage(spectrum, &self.table, later, &mut throttled(self.id, post))?;
+        let (table, counts_table, layers) = (self.table, self.counts_table, self.layers);
+        Ok(Pending { staged, table, counts_table, layers, layer_sums: None })
+    }
+}
+
 /// What [`Session::begin`] leaves: a live update's payload, or a full run to complete.
 pub enum Begun {
     /// The payload (a live update is done at once).
     Done(Box<Payload>),
-    /// A full run whose encodings are to be measured.
-    Staged(Box<Pending>),
+    /// A full run whose spectrum and encodings are to be made ([`Unbuilt::build`]) and then
+    /// measured ([`Session::complete`]).
+    Geometry(Box<Unbuilt>),
 }
 
 impl Session {
@@ -61,7 +85,10 @@ impl Session {
     pub fn run(&mut self, req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Payload> {
         match self.begin(req, files, post)? {
             Begun::Done(payload) => Ok(*payload),
-            Begun::Staged(pending) => self.complete(req, *pending, Vec::new(), post),
+            Begun::Geometry(unbuilt) => {
+                let pending = unbuilt.build(None, post)?;
+                self.complete(req, pending, Vec::new(), post)
+            }
         }
     }
 
@@ -87,7 +114,7 @@ impl Session {
             return payload.map(|p| Begun::Done(Box::new(p)));
         }
         self.kept = None; // the old geometry goes before the new one is built
-        full_run(req, files, post).map(|p| Begun::Staged(Box::new(p)))
+        full_run(req, files, post).map(|u| Begun::Geometry(Box::new(u)))
     }
 
     /// Completes a full run: measures the encodings not in `given` (the first pending ones'
@@ -122,7 +149,7 @@ impl Session {
 
 /// Reads the corpus (or counts table) and the learned table, then the pipeline up to the
 /// built encodings.
-fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Pending> {
+fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Unbuilt> {
     post(Response::Progress { id: req.id, stage: Stage::Reading, fraction: 0.0 });
     let mut params = req.params.clone();
     // A model is checked before anything is counted; its tokenizer.json is the tokenizer
@@ -147,17 +174,15 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
     };
     let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;
     post(input::estimate(req.id, &counted, &params));
-    // In the page, SMACOF is fitted by the worker's helpers ([`crate::web::smacof`]).
-    let later = cfg!(target_arch = "wasm32");
-    let staged = stage(&counted.table, counted.examples, &params, &table, later, &mut throttled(req.id, post))?;
+    let geometry = geometry(&counted.table, counted.examples, &params, &mut throttled(req.id, post))?;
     let layers = match model {
         Some((model, _)) => {
-            let n = staged.targets().0.n();
+            let n = geometry.distances().n();
             let tokenizer = params.model.as_ref().ok_or(PosgeoError::NeedsTokenizerFile)?;
             let plan = crate::analysis::layers::plan(&counted.first, &params, tokenizer, &model, n)?;
             Some(Layers { model, plan })
         }
         None => None,
     };
-    Ok(Pending { staged, table, counts_table: counted.table_name, layers, layer_sums: None })
+    Ok(Unbuilt { geometry, id: req.id, table, counts_table: counted.table_name, layers })
 }

@@ -1,0 +1,79 @@
+//! The eigen-step in a helper worker of its own (wasm32 only). From [`FROM_N`] positions
+//! the worker that runs the job sends D (transferred) to a helper, which computes the
+//! spectrum of B ([`Spectrum::of_distances`]: the same function of the same numbers as in
+//! the worker) and sends back the eigenvalues and eigenvectors; the helper is then ended.
+//! B and the eigensolver's work arrays (about five n×n matrices, 670 MB at n = 4096) thus
+//! leave the tab's memory with the helper, instead of staying in the worker's wasm memory,
+//! which never shrinks. If the helper fails, the worker computes the spectrum itself.
+
+use super::helpers::{helpers, next_message, release};
+use crate::mds::Spectrum;
+use crate::metric::DistanceMatrix;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::DedicatedWorkerGlobalScope;
+
+/// From this many positions a helper computes the spectrum (below it the eigen-step's
+/// matrices are small, 170 MB at n = 2048, and starting a helper is not worth it).
+pub const FROM_N: usize = 2048;
+
+/// The spectrum of D computed by a helper worker, or `None` below [`FROM_N`] or when the
+/// helper could not (the caller then computes it).
+pub async fn spectrum(d: &DistanceMatrix) -> Option<Spectrum> {
+    let n = d.n();
+    if n < FROM_N {
+        return None;
+    }
+    let mut workers = helpers(1).await?;
+    let w = workers.swap_remove(0);
+    release(workers, true);
+    let arr = js_sys::Float64Array::from(d.as_slice());
+    let msg = js_sys::Object::new();
+    js_sys::Reflect::set(&msg, &"spectrum_of".into(), &arr).ok();
+    let reply = next_message(&w);
+    let sent = w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_ok();
+    let data = if sent { reply.await.ok() } else { None };
+    w.terminate(); // its memory goes with it
+    decode(&data?, n)
+}
+
+/// A helper's answer: `{ eigenvalues, eigenvectors }` of n points.
+fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
+    let f64s = |key: &str| {
+        js_sys::Reflect::get(data, &key.into()).ok()?.dyn_into::<js_sys::Float64Array>().ok().map(|a| a.to_vec())
+    };
+    Spectrum::from_parts(f64s("eigenvalues")?, f64s("eigenvectors")?).filter(|s| s.n() == n)
+}
+
+/// The helper's side: the spectrum of the D it was sent, answered as `{ eigenvalues,
+/// eigenvectors }` (transferred) or `{ error }`. Returns false when the message is not one.
+pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    let Some(arr) =
+        js_sys::Reflect::get(data, &"spectrum_of".into()).ok().and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
+    else {
+        return false;
+    };
+    let len = arr.length() as usize;
+    let n = (len as f64).sqrt().round() as usize;
+    let msg = js_sys::Object::new();
+    let spectrum = if n * n == len && n > 0 {
+        Spectrum::of_distances(&DistanceMatrix::from_row_major(n, arr.to_vec())).map_err(|e| e.to_string())
+    } else {
+        Err("D is not square".to_string())
+    };
+    match spectrum {
+        Ok(s) => {
+            let values = js_sys::Float64Array::from(&s.eigenvalues[..]);
+            let vectors = js_sys::Float64Array::from(s.vectors());
+            drop(s);
+            js_sys::Reflect::set(&msg, &"eigenvalues".into(), &values).ok();
+            js_sys::Reflect::set(&msg, &"eigenvectors".into(), &vectors).ok();
+            scope.post_message_with_transfer(&msg, &js_sys::Array::of2(&values.buffer(), &vectors.buffer())).ok();
+        }
+        Err(e) => {
+            js_sys::Reflect::set(&msg, &"error".into(), &JsValue::from_str(&e)).ok();
+            scope.post_message(&msg).ok();
+        }
+    }
+    true
+}
