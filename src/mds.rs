@@ -40,7 +40,12 @@ pub fn double_centre(d: &DistanceMatrix) -> Mat<f64> {
 impl Spectrum {
     /// Classical MDS of a distance matrix.
     pub fn of_distances(d: &DistanceMatrix) -> Result<Self> {
-        let b = double_centre(d);
+        Self::of_double_centred(double_centre(d))
+    }
+
+    /// Classical MDS from B = [`double_centre`] of D, taken (so that a caller can release D
+    /// first): the same numbers as [`Spectrum::of_distances`].
+    pub fn of_double_centred(b: Mat<f64>) -> Result<Self> {
         let evd = b.self_adjoint_eigen(Side::Lower).map_err(|_| PosgeoError::Eigen)?;
         drop(b); // (one n×n matrix fewer while the eigenvectors are copied out)
         Ok(Self::of_evd(&evd))

@@ -4,10 +4,13 @@
 //! the worker) and sends back the eigenvalues and eigenvectors; the helper is then ended.
 //! B and the eigensolver's work arrays (about five n×n matrices, 670 MB at n = 4096) thus
 //! leave the tab's memory with the helper, instead of staying in the worker's wasm memory,
-//! which never shrinks. If the helper fails, the worker computes the spectrum itself.
+//! which never shrinks. If the helper fails, the worker computes the spectrum itself; if the
+//! eigensolver failed there, the run fails as it would have in the worker. The helper is not
+//! returned to the pool: SMACOF and the measures start a fresh one if they need it.
 
 use super::helpers::{helpers, next_message, release};
-use crate::mds::Spectrum;
+use crate::error::{PosgeoError, Result};
+use crate::mds::{double_centre, Spectrum};
 use crate::metric::DistanceMatrix;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -17,14 +20,15 @@ use web_sys::DedicatedWorkerGlobalScope;
 /// matrices are small, 170 MB at n = 2048, and starting a helper is not worth it).
 pub const FROM_N: usize = 2048;
 
-/// The spectrum of D computed by a helper worker, or `None` below [`FROM_N`] or when the
-/// helper could not (the caller then computes it).
-pub async fn spectrum(d: &DistanceMatrix) -> Option<Spectrum> {
+/// The spectrum of D computed by a helper worker; `Ok(None)` below [`FROM_N`] or when the
+/// helper could not (the caller then computes it), the eigensolver's error when it failed
+/// in the helper (it would fail in the worker too).
+pub async fn spectrum(d: &DistanceMatrix) -> Result<Option<Spectrum>> {
     let n = d.n();
     if n < FROM_N {
-        return None;
+        return Ok(None);
     }
-    let mut workers = helpers(1).await?;
+    let Some(mut workers) = helpers(1).await else { return Ok(None) };
     let w = workers.swap_remove(0);
     release(workers, true);
     let arr = js_sys::Float64Array::from(d.as_slice());
@@ -34,11 +38,20 @@ pub async fn spectrum(d: &DistanceMatrix) -> Option<Spectrum> {
     let sent = w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_ok();
     let data = if sent { reply.await.ok() } else { None };
     w.terminate(); // its memory goes with it
-    decode(&data?, n)
+    match data {
+        Some(data) if js_sys::Reflect::get(&data, &"eigen_failed".into()).is_ok_and(|v| v.is_truthy()) => {
+            Err(PosgeoError::Eigen)
+        }
+        Some(data) => Ok(decode(&data, n)),
+        None => Ok(None),
+    }
 }
 
 /// A helper's answer: `{ eigenvalues, eigenvectors }` of n points.
 fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
+    if data.is_null() {
+        return None; // the helper died
+    }
     let f64s = |key: &str| {
         js_sys::Reflect::get(data, &key.into()).ok()?.dyn_into::<js_sys::Float64Array>().ok().map(|a| a.to_vec())
     };
@@ -46,7 +59,8 @@ fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
 }
 
 /// The helper's side: the spectrum of the D it was sent, answered as `{ eigenvalues,
-/// eigenvectors }` (transferred) or `{ error }`. Returns false when the message is not one.
+/// eigenvectors }` (transferred) or `{ error }` (with `eigen_failed` when the eigensolver
+/// failed). D is released before B is decomposed. Returns false when the message is not one.
 pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let Some(arr) =
         js_sys::Reflect::get(data, &"spectrum_of".into()).ok().and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
@@ -57,9 +71,10 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let n = (len as f64).sqrt().round() as usize;
     let msg = js_sys::Object::new();
     let spectrum = if n * n == len && n > 0 {
-        Spectrum::of_distances(&DistanceMatrix::from_row_major(n, arr.to_vec())).map_err(|e| e.to_string())
+        let b = double_centre(&DistanceMatrix::from_row_major(n, arr.to_vec()));
+        Spectrum::of_double_centred(b).map_err(|e| (e.to_string(), true))
     } else {
-        Err("D is not square".to_string())
+        Err(("D is not square".to_string(), false))
     };
     match spectrum {
         Ok(s) => {
@@ -70,8 +85,9 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
             js_sys::Reflect::set(&msg, &"eigenvectors".into(), &vectors).ok();
             scope.post_message_with_transfer(&msg, &js_sys::Array::of2(&values.buffer(), &vectors.buffer())).ok();
         }
-        Err(e) => {
+        Err((e, eigen_failed)) => {
             js_sys::Reflect::set(&msg, &"error".into(), &JsValue::from_str(&e)).ok();
+            js_sys::Reflect::set(&msg, &"eigen_failed".into(), &JsValue::from_bool(eigen_failed)).ok();
             scope.post_message(&msg).ok();
         }
     }

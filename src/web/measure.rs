@@ -28,8 +28,8 @@ const USE_FROM_N: usize = 256;
 /// A share's small part (postcard bytes): n, Σ D², the PMDS coordinates' width and the
 /// encodings without their coordinates. The bulky numbers travel beside it as typed arrays
 /// (D's pairs, their doubled ranks, the PMDS coordinates, each encoding's coordinates), so
-/// neither side holds them twice: no serialised copy in the worker, no bytes beside the
-/// decoded share in the helper.
+/// neither side's wasm memory holds them twice: no serialised copy in the worker, no bytes
+/// beside the decoded share in the helper.
 #[derive(Serialize, Deserialize)]
 struct Head {
     n: usize,

@@ -167,9 +167,10 @@ async fn complete(
 ) -> crate::error::Result<protocol::Payload> {
     let id = req.id;
     if unbuilt.geometry.distances().n() >= super::mds::FROM_N {
+        // The stage while the helper works (`build` says it again as it starts).
         post(scope, &Response::Progress { id, stage: crate::analysis::Stage::Mds, fraction: 0.0 });
     }
-    let spectrum = super::mds::spectrum(unbuilt.geometry.distances()).await;
+    let spectrum = super::mds::spectrum(unbuilt.geometry.distances()).await?;
     let spectrum_by_helper = spectrum.is_some();
     let mut pending = unbuilt.build(spectrum, &mut |r| post(scope, &r))?;
     let to = scope.clone();

@@ -182,7 +182,8 @@ pub use crate::sketch::HEAT_BLOCKS;
 pub struct Bulk {
     /// What the Shepard array holds.
     pub header: BulkHeader,
-    /// The distance matrix, row-major n×n (empty when the report carries none).
+    /// The distance matrix, row-major n×n (empty when the report carries none; the worker
+    /// sends its rows in a typed array of their own, see `web::worker`).
     pub matrix: Vec<f64>,
     /// The PMDS coordinates, row-major, n rows.
     pub coords: Vec<f64>,
