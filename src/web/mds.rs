@@ -49,9 +49,7 @@ pub async fn spectrum(d: &DistanceMatrix) -> Result<Option<Spectrum>> {
 
 /// A helper's answer: `{ eigenvalues, eigenvectors }` of n points.
 fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
-    if data.is_null() {
-        return None; // the helper died
-    }
+    // (`null` when the helper died: no arrays, so `None`.)
     let f64s = |key: &str| {
         js_sys::Reflect::get(data, &key.into()).ok()?.dyn_into::<js_sys::Float64Array>().ok().map(|a| a.to_vec())
     };

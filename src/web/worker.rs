@@ -162,7 +162,7 @@ async fn complete(
     session: &RefCell<protocol::Session>,
     req: &Request,
     unbuilt: protocol::Unbuilt,
-    estimate: Option<Response>,
+    mut estimate: Option<Response>,
     model: &[u8],
 ) -> crate::error::Result<protocol::Payload> {
     let id = req.id;
@@ -179,21 +179,12 @@ async fn complete(
     };
     let smacof_by = super::smacof::fit(&mut pending.staged, &smacof_progress).await;
     let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
-    if let Some(Response::Estimate { id, sequences, max_positions, memory_bytes, workers, .. }) = estimate {
-        if measured_by > 0 || smacof_by > 0 || spectrum_by_helper {
-            let (n, bytes) = (max_positions, memory_bytes);
-            let again = Response::Estimate {
-                id,
-                sequences,
-                max_positions: n,
-                memory_bytes: bytes,
-                workers,
-                measured_by,
-                smacof_by,
-                spectrum_by_helper,
-            };
-            post(scope, &again);
-        }
+    // The estimate again, now saying which helpers worked.
+    if let Some(Response::Estimate { measured_by: m, smacof_by: s, spectrum_by_helper: h, .. }) = estimate.as_mut() {
+        (*m, *s, *h) = (measured_by, smacof_by, spectrum_by_helper);
+    }
+    if let Some(e) = estimate.filter(|_| measured_by > 0 || smacof_by > 0 || spectrum_by_helper) {
+        post(scope, &e);
     }
     if let Some(l) = &pending.layers {
         let to = scope.clone();
