@@ -92,6 +92,17 @@ impl Built {
     }
 }
 
+/// How many eigenvectors (those of λ_1 … λ_k) a run under `params` reads, given its
+/// effective and energy ranks (r_τ, r_E) and n: PMDS and SMACOF's start (d capped at r_τ,
+/// and their first [`crate::procrustes::PROCRUSTES_DIMS`] as the alignments' target), PMDS-R
+/// (its rank), the rank curve (r ≤ min(r_τ, 128)) and the map's three PMDS coordinates.
+pub fn vectors_needed(params: &AnalysisParams, (effective_rank, energy_rank): (usize, usize), n: usize) -> usize {
+    let pmds_dim = params.encodings.d.min(effective_rank).max(1);
+    let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
+    let curve = effective_rank.clamp(1, 128);
+    pmds_dim.max(rank).max(curve).max(3.min(effective_rank.max(1))).min(n)
+}
+
 /// Builds every encoding (stage "encodings"); kept ones (live updates) are reused.
 pub(super) fn build(
     distances: &DistanceMatrix,

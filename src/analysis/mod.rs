@@ -175,7 +175,7 @@ mod staged;
 use compare::compare;
 pub use compare::{learned_key, measure_against, measure_encodings, Measure};
 pub use layers::LayersInfo;
-pub use staged::{geometry, stage, Geometry, Staged};
+pub use staged::{geometry, spectrum_keeps, stage, Geometry, Staged};
 
 /// One compared encoding with its stress.
 #[derive(Debug, Clone, PartialEq)]
@@ -339,8 +339,17 @@ impl Analysis {
         }
         let mut report = reporter(progress);
         let ranks = (self.effective_rank, self.energy_rank);
+        // More eigenvectors than the run kept (a larger d or rank): the spectrum again.
+        let needed = compare::vectors_needed(params, ranks, self.counts.n);
+        let wider = if needed > self.spectrum.kept() {
+            report(Stage::Mds, 0.0)?;
+            Some(Spectrum::of_distances_keeping(&self.distances, |_| needed)?)
+        } else {
+            None
+        };
+        let spectrum = wider.as_ref().unwrap_or(&self.spectrum);
         let kept = Some((self.compared.as_slice(), &self.params.encodings));
-        let mut compared = compare(&self.distances, &self.spectrum, ranks, params, learned, kept, &mut report)?;
+        let mut compared = compare(&self.distances, spectrum, ranks, params, learned, kept, &mut report)?;
         // A model's layer rows depend on the corpus geometry alone.
         compared
             .extend(self.compared.iter().filter(|c| c.encoding.kind == crate::encodings::EncodingKind::Layer).cloned());
@@ -354,7 +363,8 @@ impl Analysis {
             })
             .collect();
         report(Stage::Stress, 1.0)?;
-        Ok(Analysis { params: params.clone(), compared, rank_curve, ..self.clone() })
+        let spectrum = wider.unwrap_or_else(|| self.spectrum.clone());
+        Ok(Analysis { params: params.clone(), compared, rank_curve, spectrum, ..self.clone() })
     }
 }
 

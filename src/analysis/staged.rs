@@ -56,6 +56,11 @@ pub fn geometry(
 }
 
 impl Geometry {
+    /// The run's parameters.
+    pub fn params(&self) -> &AnalysisParams {
+        &self.params
+    }
+
     /// D.
     pub fn distances(&self) -> &DistanceMatrix {
         &self.distances
@@ -77,8 +82,8 @@ impl Geometry {
         let mut report = reporter(progress);
         report(Stage::Mds, 0.0)?;
         let spectrum = match spectrum {
-            Some(s) if s.n() == distances.n() => s,
-            _ => Spectrum::of_distances(&distances)?,
+            Some(s) if s.n() == distances.n() && s.kept() >= spectrum_keeps(&params, &s.eigenvalues) => s,
+            _ => Spectrum::of_distances_keeping(&distances, |values| spectrum_keeps(&params, values))?,
         };
         let effective_rank = spectrum.effective_rank(params.tau);
         let energy_rank = spectrum.energy_rank(params.energy).max(1);
@@ -101,6 +106,16 @@ impl Geometry {
         };
         Ok(Staged { analysis, built, corpus_side: false })
     }
+}
+
+/// How many eigenvectors a run under `params` keeps, given the eigenvalues (descending):
+/// those it reads ([`super::compare::vectors_needed`]).
+pub fn spectrum_keeps(params: &AnalysisParams, eigenvalues: &[f64]) -> usize {
+    let ranks = (
+        crate::mds::effective_rank(eigenvalues, params.tau),
+        crate::mds::energy_rank(eigenvalues, params.energy).max(1),
+    );
+    super::compare::vectors_needed(params, ranks, eigenvalues.len())
 }
 
 /// Counts → D → spectrum → encodings ([`geometry`] then [`Geometry::stage`], the spectrum

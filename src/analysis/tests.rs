@@ -145,3 +145,32 @@ fn a_spectrum_given_from_elsewhere_equals_the_pipelines() {
     assert_eq!(ignored.finish(Vec::new(), &mut |_| true).unwrap().report(true), whole, "other n: computed here");
     assert!(Spectrum::from_parts(vec![1.0, 2.0], vec![1.0; 3]).is_none());
 }
+
+/// A run keeps the eigenvectors its encodings, rank curve and alignments read, fewer than n
+/// when d and the ranks are small; a live update that reads more (a larger d, or PMDS-R's
+/// rank) decomposes B again and equals a whole new run.
+#[test]
+fn a_run_keeps_the_eigenvectors_it_reads_and_a_wider_update_computes_more() {
+    let corpus = Corpus::from_sequences(
+        generate(&SynthParams { sequences: 300, positions: 200, ..Default::default() }).unwrap(),
+    );
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 4;
+    p.encodings.rank = Some(3); // the rank curve reads min(r_τ, 128) vectors
+    let first = analyze(&corpus, &p, &[], &mut |_| true).unwrap();
+    let n = first.counts.n;
+    let expected = compare::vectors_needed(&p, (first.effective_rank, first.energy_rank), n);
+    assert_eq!(first.spectrum.kept(), expected);
+    assert!(expected < n, "{expected} of {n}");
+    assert!(expected >= 4.min(first.effective_rank).max(3.min(first.effective_rank)));
+    assert!(first.effective_rank > expected + 10, "r_τ = {}", first.effective_rank);
+    for (d, rank) in [(expected + 5, Some(3)), (4, Some(expected + 10))] {
+        let mut wider = p.clone();
+        wider.encodings.d = d;
+        wider.encodings.rank = rank;
+        let live = first.reencode(&wider, &[], &mut |_| true).unwrap();
+        assert!(live.spectrum.kept() > first.spectrum.kept());
+        let full = analyze(&corpus, &wider, &[], &mut |_| true).unwrap();
+        assert_eq!(live.report(true), full.report(true), "d = {d}, rank = {rank:?}");
+    }
+}

@@ -1,7 +1,8 @@
 //! The eigen-step in a helper worker of its own (wasm32 only). From [`FROM_N`] positions
 //! the worker that runs the job sends D (transferred) to a helper, which computes the
-//! spectrum of B ([`Spectrum::of_distances`]: the same function of the same numbers as in
-//! the worker) and sends back the eigenvalues and eigenvectors; the helper is then ended.
+//! spectrum of B ([`Spectrum::of_distances_keeping`] with the run's
+//! [`crate::analysis::spectrum_keeps`]: the same function of the same numbers as in the
+//! worker) and sends back the eigenvalues and the eigenvectors kept; the helper is then ended.
 //! B and the eigensolver's work arrays (about five n×n matrices, 670 MB at n = 4096) thus
 //! leave the tab's memory with the helper, instead of staying in the worker's wasm memory,
 //! which never shrinks. If the helper fails, the worker computes the spectrum itself; if the
@@ -9,6 +10,7 @@
 //! returned to the pool: SMACOF and the measures start a fresh one if they need it.
 
 use super::helpers::{helpers, next_message, release};
+use crate::analysis::{spectrum_keeps, AnalysisParams};
 use crate::error::{PosgeoError, Result};
 use crate::mds::{double_centre, Spectrum};
 use crate::metric::DistanceMatrix;
@@ -20,10 +22,10 @@ use web_sys::DedicatedWorkerGlobalScope;
 /// matrices are small, 170 MB at n = 2048, and starting a helper is not worth it).
 pub const FROM_N: usize = 2048;
 
-/// The spectrum of D computed by a helper worker; `Ok(None)` below [`FROM_N`] or when the
-/// helper could not (the caller then computes it), the eigensolver's error when it failed
-/// in the helper (it would fail in the worker too).
-pub async fn spectrum(d: &DistanceMatrix) -> Result<Option<Spectrum>> {
+/// The spectrum of D for a run under `params`, computed by a helper worker; `Ok(None)` below
+/// [`FROM_N`] or when the helper could not (the caller then computes it), the eigensolver's
+/// error when it failed in the helper (it would fail in the worker too).
+pub async fn spectrum(d: &DistanceMatrix, params: &AnalysisParams) -> Result<Option<Spectrum>> {
     let n = d.n();
     if n < FROM_N {
         return Ok(None);
@@ -31,9 +33,11 @@ pub async fn spectrum(d: &DistanceMatrix) -> Result<Option<Spectrum>> {
     let Some(mut workers) = helpers(1).await else { return Ok(None) };
     let w = workers.swap_remove(0);
     release(workers, true);
+    let Ok(params) = serde_json::to_string(params) else { return Ok(None) };
     let arr = js_sys::Float64Array::from(d.as_slice());
     let msg = js_sys::Object::new();
     js_sys::Reflect::set(&msg, &"spectrum_of".into(), &arr).ok();
+    js_sys::Reflect::set(&msg, &"params".into(), &JsValue::from_str(&params)).ok();
     let reply = next_message(&w);
     let sent = w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_ok();
     let data = if sent { reply.await.ok() } else { None };
@@ -47,7 +51,7 @@ pub async fn spectrum(d: &DistanceMatrix) -> Result<Option<Spectrum>> {
     }
 }
 
-/// A helper's answer: `{ eigenvalues, eigenvectors }` of n points.
+/// A helper's answer: `{ eigenvalues, eigenvectors }` of n points (the vectors kept).
 fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
     // (`null` when the helper died: no arrays, so `None`.)
     let f64s = |key: &str| {
@@ -56,9 +60,10 @@ fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
     Spectrum::from_parts(f64s("eigenvalues")?, f64s("eigenvectors")?).filter(|s| s.n() == n)
 }
 
-/// The helper's side: the spectrum of the D it was sent, answered as `{ eigenvalues,
-/// eigenvectors }` (transferred) or `{ error }` (with `eigen_failed` when the eigensolver
-/// failed). D is released before B is decomposed. Returns false when the message is not one.
+/// The helper's side: the spectrum of the D it was sent, keeping the eigenvectors a run under
+/// the `params` sent reads, answered as `{ eigenvalues, eigenvectors }` (transferred) or
+/// `{ error }` (with `eigen_failed` when the eigensolver failed). D is released before B is
+/// decomposed. Returns false when the message is not one.
 pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let Some(arr) =
         js_sys::Reflect::get(data, &"spectrum_of".into()).ok().and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
@@ -68,11 +73,16 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let len = arr.length() as usize;
     let n = (len as f64).sqrt().round() as usize;
     let msg = js_sys::Object::new();
-    let spectrum = if n * n == len && n > 0 {
-        let b = double_centre(&DistanceMatrix::from_row_major(n, arr.to_vec()));
-        Spectrum::of_double_centred(b).map_err(|e| (e.to_string(), true))
-    } else {
-        Err(("D is not square".to_string(), false))
+    let params = js_sys::Reflect::get(data, &"params".into()).ok().and_then(|v| v.as_string());
+    let params: Option<AnalysisParams> = params.and_then(|p| serde_json::from_str(&p).ok());
+    let spectrum = match params {
+        Some(params) if n * n == len && n > 0 => {
+            let b = double_centre(&DistanceMatrix::from_row_major(n, arr.to_vec()));
+            let keep = |values: &[f64]| spectrum_keeps(&params, values);
+            Spectrum::of_double_centred_keeping(b, keep).map_err(|e| (e.to_string(), true))
+        }
+        Some(_) => Err(("D is not square".to_string(), false)),
+        None => Err(("no parameters with D".to_string(), false)),
     };
     match spectrum {
         Ok(s) => {

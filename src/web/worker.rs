@@ -170,7 +170,7 @@ async fn complete(
         // The stage while the helper works (`build` says it again as it starts).
         post(scope, &Response::Progress { id, stage: crate::analysis::Stage::Mds, fraction: 0.0 });
     }
-    let spectrum = super::mds::spectrum(unbuilt.geometry.distances()).await?;
+    let spectrum = super::mds::spectrum(unbuilt.geometry.distances(), unbuilt.geometry.params()).await?;
     let spectrum_by_helper = spectrum.is_some();
     let mut pending = unbuilt.build(spectrum, &mut |r| post(scope, &r))?;
     let to = scope.clone();
