@@ -218,14 +218,12 @@ pub fn build(
     geometry: CorpusGeometry,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Encoding> {
+    if let Some(built) = build_free(kind, n, params) {
+        return built;
+    }
     let CorpusGeometry { distances: target, spectrum, pmds_dim, rank } = geometry;
     let table = (n * params.d) as u64;
     let (points, parameters) = match kind {
-        EncodingKind::Nope => (Points { n, dim: 0, data: Vec::new() }, 0),
-        EncodingKind::Sinusoidal => (sinusoidal(n, params.d, params.base), 0),
-        EncodingKind::Rope => (rope(n, params.head_dim, params.base), 0),
-        EncodingKind::Alibi => (alibi(n, params.slope), 0),
-        EncodingKind::Random => (random(n, params.d, params.sigma, params.seed)?, table),
         EncodingKind::Pmds => (spectrum.coordinates(pmds_dim), table),
         EncodingKind::PmdsR => (spectrum.coordinates(rank), (rank * (n + params.d)) as u64),
         EncodingKind::Smacof => {
@@ -238,8 +236,28 @@ pub fn build(
         EncodingKind::Learned | EncodingKind::Layer => {
             return Err(PosgeoError::BadMatrix(format!("`{}` is built from a supplied matrix", kind.name())))
         }
+        _ => return Err(PosgeoError::BadEncoding(format!("`{}` was not built", kind.name()))),
     };
     Ok(Encoding { kind, points, parameters, iterations: 0, stop: None })
+}
+
+/// A built-in encoding that does not read the corpus geometry (`nope`, `sinusoidal`, `rope`,
+/// `alibi`, `random`: what a caller can build and measure while the spectrum is computed);
+/// `None` for the others.
+pub fn build_free(kind: EncodingKind, n: usize, params: &EncodingParams) -> Option<Result<Encoding>> {
+    let table = (n * params.d) as u64;
+    let (points, parameters) = match kind {
+        EncodingKind::Nope => (Points { n, dim: 0, data: Vec::new() }, 0),
+        EncodingKind::Sinusoidal => (sinusoidal(n, params.d, params.base), 0),
+        EncodingKind::Rope => (rope(n, params.head_dim, params.base), 0),
+        EncodingKind::Alibi => (alibi(n, params.slope), 0),
+        EncodingKind::Random => match random(n, params.d, params.sigma, params.seed) {
+            Ok(points) => (points, table),
+            Err(e) => return Some(Err(e)),
+        },
+        _ => return None,
+    };
+    Some(Ok(Encoding { kind, points, parameters, iterations: 0, stop: None }))
 }
 
 /// The `learned` encoding: rows 0..n−1 of a supplied table (row-major `rows × cols`).

@@ -32,7 +32,7 @@ pub(super) fn compare(
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Vec<Compared>> {
     let how = kept.map_or(Build::Fresh, |(c, p)| Build::Kept(c, p));
-    let built = build(distances, spectrum, ranks, params, learned, how, report)?;
+    let built = build(distances, spectrum, ranks, params, learned, (how, None), report)?;
     measure_all(built, Vec::new(), report)
 }
 
@@ -43,7 +43,8 @@ pub(super) fn compare(
 pub(super) enum Build<'a> {
     Fresh,
     Kept(&'a [Compared], &'a encodings::EncodingParams),
-    DeferSmacof,
+    /// SMACOF left at its start, and the encodings measured already (under these parameters).
+    DeferSmacof(&'a [Compared], &'a encodings::EncodingParams),
 }
 
 /// The encodings built (stage "encodings"), before their measures.
@@ -92,6 +93,13 @@ impl Built {
     }
 }
 
+/// The built-in encodings that do not read the spectrum ([`encodings::build_free`]), built
+/// for n positions under `params`, with their report keys.
+pub fn spectrum_free(n: usize, params: &encodings::EncodingParams) -> Result<Vec<(String, Encoding)>> {
+    let built = EncodingKind::BUILT_IN.iter().filter_map(|&kind| encodings::build_free(kind, n, params));
+    built.map(|e| e.map(|e| (e.kind.name().to_string(), e))).collect()
+}
+
 /// How many eigenvectors (those of λ_1 … λ_k) a run under `params` reads, given its
 /// effective and energy ranks (r_τ, r_E) and n: PMDS and SMACOF's start (d capped at r_τ,
 /// and their first [`crate::procrustes::PROCRUSTES_DIMS`] as the alignments' target), PMDS-R
@@ -110,13 +118,16 @@ pub(super) fn build(
     (effective_rank, energy_rank): (usize, usize),
     params: &AnalysisParams,
     learned: &LearnedTables,
-    how: Build<'_>,
+    (how, target): (Build<'_>, Option<stress::Target>),
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Built> {
     let n = distances.n();
     let pmds_dim = params.encodings.d.min(effective_rank).max(1);
     let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
-    let target = stress::Target::new(distances)?;
+    let target = match target {
+        Some(t) => t,
+        None => stress::Target::new(distances)?,
+    };
     let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
     let target_x = spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
     let target = Targets { d: target, x: target_x, n };
@@ -125,8 +136,8 @@ pub(super) fn build(
     let mut cancelled = false;
     let mut deferred = None;
     let kept = match how {
-        Build::Kept(c, p) => Some((c, p)),
-        _ => None,
+        Build::Kept(c, p) | Build::DeferSmacof(c, p) => Some((c, p)),
+        Build::Fresh => None,
     };
     for (k, &kind) in EncodingKind::BUILT_IN.iter().enumerate() {
         report(Stage::Encodings, k as f64 / total as f64)?;
@@ -145,7 +156,7 @@ pub(super) fn build(
             compared.push(Slot::Ready(Box::new(c)));
             continue;
         }
-        if kind == EncodingKind::Smacof && matches!(how, Build::DeferSmacof) {
+        if kind == EncodingKind::Smacof && matches!(how, Build::DeferSmacof(..)) {
             let (points, parameters) = (spectrum.coordinates(pmds_dim), (n * params.encodings.d) as u64);
             let start = Encoding { kind, points, parameters, iterations: 0, stop: None };
             deferred = Some((compared.len(), params.encodings.smacof_max_iter));

@@ -7,13 +7,14 @@
 //! both routes give the same numbers.
 
 use super::compare::{build, measure_all, Build, Built, Measure};
-use super::{reporter, Analysis, AnalysisParams, LearnedTables, Progress, Stage};
+use super::{reporter, Analysis, AnalysisParams, Compared, LearnedTables, Progress, Stage};
 use crate::counts::{CountsTable, PositionalCounts};
 use crate::encodings::Encoding;
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
 use crate::metric::{self, DistanceMatrix};
 use crate::points::Points;
+use crate::stress::Target;
 
 /// An analysis whose encodings are built but not yet measured.
 pub struct Staged {
@@ -32,6 +33,10 @@ pub struct Geometry {
     counts: PositionalCounts,
     distances: DistanceMatrix,
     examples: Vec<Vec<String>>,
+    /// D prepared as the measures read it, once made ([`Geometry::target`]).
+    target: Option<Target>,
+    /// Encodings measured while the spectrum was computed ([`Geometry::give_measured`]).
+    measured: Vec<Compared>,
 }
 
 /// Counts → D (stages "counting" and "distances").
@@ -52,7 +57,15 @@ pub fn geometry(
         return Err(PosgeoError::NoGeometry);
     }
     let skipped_lines = table.text.as_ref().map_or(0, |t| t.skipped_lines as usize);
-    Ok(Geometry { params: params.clone(), skipped_lines, counts, distances, examples })
+    Ok(Geometry {
+        params: params.clone(),
+        skipped_lines,
+        counts,
+        distances,
+        examples,
+        target: None,
+        measured: Vec::new(),
+    })
 }
 
 impl Geometry {
@@ -64,6 +77,29 @@ impl Geometry {
     /// D.
     pub fn distances(&self) -> &DistanceMatrix {
         &self.distances
+    }
+
+    /// D prepared as the measures read it (its pairs and their ranks), made once and kept for
+    /// [`Geometry::stage`].
+    pub fn target(&mut self) -> Result<&Target> {
+        let target = match self.target.take() {
+            Some(t) => t,
+            None => Target::new(&self.distances)?,
+        };
+        Ok(self.target.insert(target))
+    }
+
+    /// The spectrum-free encodings ([`super::compare::spectrum_free`]) of this run, to measure
+    /// while the spectrum is computed.
+    pub fn spectrum_free(&self) -> Result<Vec<(String, Encoding)>> {
+        super::compare::spectrum_free(self.distances.n(), &self.params.encodings)
+    }
+
+    /// Encodings of [`Geometry::spectrum_free`] measured elsewhere, their Procrustes alignment
+    /// left for [`Geometry::stage`] (which aligns them once the PMDS coordinates exist):
+    /// `stage` takes them instead of building and measuring them again.
+    pub fn give_measured(&mut self, measured: Vec<Compared>) {
+        self.measured = measured;
     }
 
     /// Spectrum → encodings (stages "mds" and "encodings"), with the spectrum of D when it
@@ -78,7 +114,7 @@ impl Geometry {
         smacof_later: bool,
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<Staged> {
-        let Geometry { params, skipped_lines, counts, distances, examples } = self;
+        let Geometry { params, skipped_lines, counts, distances, examples, target, measured } = self;
         let mut report = reporter(progress);
         report(Stage::Mds, 0.0)?;
         let spectrum = match spectrum {
@@ -87,8 +123,15 @@ impl Geometry {
         };
         let effective_rank = spectrum.effective_rank(params.tau);
         let energy_rank = spectrum.energy_rank(params.energy).max(1);
-        let how = if smacof_later { Build::DeferSmacof } else { Build::Fresh };
-        let built = build(&distances, &spectrum, (effective_rank, energy_rank), &params, learned, how, &mut report)?;
+        // (The encodings measured already are kept as a live update keeps unchanged ones.)
+        let how = if smacof_later {
+            Build::DeferSmacof(&measured, &params.encodings)
+        } else {
+            Build::Kept(&measured, &params.encodings)
+        };
+        let ranks = (effective_rank, energy_rank);
+        let built = build(&distances, &spectrum, ranks, &params, learned, (how, target), &mut report)?;
+        drop(measured);
         let analysis = Analysis {
             params,
             skipped_lines,

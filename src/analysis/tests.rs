@@ -174,3 +174,45 @@ fn a_run_keeps_the_eigenvectors_it_reads_and_a_wider_update_computes_more() {
         assert_eq!(live.report(true), full.report(true), "d = {d}, rank = {rank:?}");
     }
 }
+
+/// The spectrum-free encodings measured before the spectrum exists (against no PMDS target,
+/// as the page's helper does while another computes the spectrum) and given to the run: the
+/// run aligns them and gives the one run's numbers, bit for bit, with SMACOF fitted here or
+/// left for later.
+#[test]
+fn encodings_measured_before_the_spectrum_give_the_one_runs_analysis() {
+    let corpus =
+        Corpus::from_sequences(generate(&SynthParams { sequences: 200, positions: 30, ..Default::default() }).unwrap());
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 8;
+    let whole = analyze(&corpus, &p, &[], &mut |_| true).unwrap().report(true);
+    let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
+    for later in [false, true] {
+        let mut g = geometry(&counted, p.examples(&corpus.sequences), &p, &mut |_| true).unwrap();
+        let free = g.spectrum_free().unwrap();
+        let kinds: Vec<&str> = free.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(kinds, ["nope", "sinusoidal", "rope", "alibi", "random"]);
+        let n = g.distances().n();
+        let encodings: Vec<Encoding> = free.iter().map(|(_, e)| e.clone()).collect();
+        let no_target = crate::points::Points { n, dim: 0, data: Vec::new() };
+        let target = g.target().unwrap().clone();
+        let measures = measure_against(target, no_target, n, &encodings);
+        let measured = free
+            .into_iter()
+            .zip(measures)
+            .map(|((name, encoding), (sketch, stress, procrustes))| {
+                assert_eq!(procrustes.aligned.dim, 0);
+                Compared { name, encoding, sketch, stress, procrustes }
+            })
+            .collect();
+        g.give_measured(measured);
+        let mut staged = g.stage(None, &[], later, &mut |_| true).unwrap();
+        assert_eq!(staged.pending().len(), 3, "pmds, pmds_r and smacof are left");
+        if later {
+            let (start, d, cap, _) = staged.smacof().unwrap();
+            let fit = crate::smacof::smacof(start, d, cap, crate::smacof::SMACOF_TOL, &mut |_| {});
+            staged.set_smacof(fit);
+        }
+        assert_eq!(staged.finish(Vec::new(), &mut |_| true).unwrap().report(true), whole, "SMACOF later: {later}");
+    }
+}

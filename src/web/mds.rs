@@ -5,7 +5,9 @@
 //! worker) and sends back the eigenvalues and the eigenvectors kept; the helper is then ended.
 //! B and the eigensolver's work arrays (about five n×n matrices, 670 MB at n = 4096) thus
 //! leave the tab's memory with the helper, instead of staying in the worker's wasm memory,
-//! which never shrinks. If the helper fails, the worker computes the spectrum itself; if the
+//! which never shrinks. Meanwhile another helper measures the encodings that do not read the
+//! spectrum ([`super::measure::spectrum_free`]), on the core the eigen-step leaves idle. If the
+//! helper fails, the worker computes the spectrum itself; if the
 //! eigensolver failed there, the run fails as it would have in the worker. The helper is not
 //! returned to the pool: SMACOF and the measures start a fresh one if they need it.
 
@@ -16,38 +18,56 @@ use crate::mds::{double_centre, Spectrum};
 use crate::metric::DistanceMatrix;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::DedicatedWorkerGlobalScope;
+use web_sys::{DedicatedWorkerGlobalScope, Worker};
 
 /// From this many positions a helper computes the spectrum (below it the eigen-step's
 /// matrices are small, 170 MB at n = 2048, and starting a helper is not worth it).
 pub const FROM_N: usize = 2048;
 
-/// The spectrum of D for a run under `params`, computed by a helper worker; `Ok(None)` below
-/// [`FROM_N`] or when the helper could not (the caller then computes it), the eigensolver's
-/// error when it failed in the helper (it would fail in the worker too).
-pub async fn spectrum(d: &DistanceMatrix, params: &AnalysisParams) -> Result<Option<Spectrum>> {
+/// A spectrum being computed by a helper worker ([`start`]).
+pub struct Started {
+    worker: Worker,
+    reply: wasm_bindgen_futures::JsFuture,
+    n: usize,
+}
+
+/// Sends D, for a run under `params`, to a helper worker that computes its spectrum; `None`
+/// below [`FROM_N`] or when no helper could take it (the caller then computes it).
+pub async fn start(d: &DistanceMatrix, params: &AnalysisParams) -> Option<Started> {
     let n = d.n();
     if n < FROM_N {
-        return Ok(None);
+        return None;
     }
-    let Some(mut workers) = helpers(1).await else { return Ok(None) };
-    let w = workers.swap_remove(0);
+    let params = serde_json::to_string(params).ok()?;
+    let mut workers = helpers(1).await?;
+    let worker = workers.swap_remove(0);
     release(workers, true);
-    let Ok(params) = serde_json::to_string(params) else { return Ok(None) };
     let arr = js_sys::Float64Array::from(d.as_slice());
     let msg = js_sys::Object::new();
     js_sys::Reflect::set(&msg, &"spectrum_of".into(), &arr).ok();
     js_sys::Reflect::set(&msg, &"params".into(), &JsValue::from_str(&params)).ok();
-    let reply = next_message(&w);
-    let sent = w.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_ok();
-    let data = if sent { reply.await.ok() } else { None };
-    w.terminate(); // its memory goes with it
-    match data {
-        Some(data) if js_sys::Reflect::get(&data, &"eigen_failed".into()).is_ok_and(|v| v.is_truthy()) => {
-            Err(PosgeoError::Eigen)
+    let reply = next_message(&worker);
+    if worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_err() {
+        worker.terminate();
+        return None;
+    }
+    Some(Started { worker, reply, n })
+}
+
+impl Started {
+    /// The helper's spectrum, the helper then ended; `Ok(None)` when it could not compute it
+    /// (the caller then does), the eigensolver's error when it failed there (it would fail
+    /// in the worker too).
+    pub async fn finish(self) -> Result<Option<Spectrum>> {
+        let data = self.reply.await.ok();
+        self.worker.terminate(); // its memory goes with it
+        match data {
+            Some(data) if js_sys::Reflect::get(&data, &"eigen_failed".into()).is_ok_and(|v| v.is_truthy()) => {
+                Err(PosgeoError::Eigen)
+            }
+            Some(data) => Ok(decode(&data, self.n)),
+            None => Ok(None),
         }
-        Some(data) => Ok(decode(&data, n)),
-        None => Ok(None),
     }
 }
 

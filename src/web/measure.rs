@@ -10,7 +10,7 @@
 //! fails only costs its share, which the worker then measures itself.
 
 use super::helpers::{cores, helpers, next_message, pooled, release};
-use crate::analysis::{measure_against, Measure, Staged};
+use crate::analysis::{measure_against, Compared, Geometry, Measure, Staged};
 use crate::encodings::Encoding;
 use crate::points::Points;
 use crate::stress::Target;
@@ -100,6 +100,38 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     release(workers, ok);
     let by = if given.is_empty() { 0 } else { k };
     (given, by)
+}
+
+/// The spectrum-free encodings of a run ([`crate::analysis::Geometry::spectrum_free`]),
+/// measured by one helper while another computes the spectrum ([`super::mds`]): their
+/// sketches and stress, the Procrustes alignment left for the PMDS coordinates (stage
+/// "encodings" makes it). D's prepared pairs are made here and kept by `geometry` for the
+/// run. Empty when they could not be measured (they are then measured with the others).
+pub async fn spectrum_free(geometry: &mut Geometry) -> Vec<Compared> {
+    let n = geometry.distances().n();
+    let Ok(encodings) = geometry.spectrum_free() else { return Vec::new() };
+    let share: Vec<&Encoding> = encodings.iter().map(|(_, e)| e).collect();
+    let no_target = Points { n, dim: 0, data: Vec::new() };
+    let Some((msg, transfer)) = geometry.target().ok().and_then(|d| job_message(n, d, &no_target, &share)) else {
+        return Vec::new();
+    };
+    let Some(workers) = helpers(1).await else { return Vec::new() };
+    let reply = next_message(&workers[0]);
+    let sent = workers[0].post_message_with_transfer(&msg, &transfer).is_ok();
+    let answer = if sent { reply.await.ok().and_then(|data| decode(&data, n, share.len())) } else { None };
+    release(workers, answer.is_some());
+    let Some(measures) = answer else { return Vec::new() };
+    let procrustes = crate::procrustes::Alignment::default();
+    let measured = encodings.into_iter().zip(measures);
+    measured
+        .map(|((name, encoding), (sketch, stress, _))| Compared {
+            name,
+            encoding,
+            sketch,
+            stress,
+            procrustes: procrustes.clone(),
+        })
+        .collect()
 }
 
 /// A share as a message: `{ measure: head, pairs, ranks, x, points: [..] }`, with the

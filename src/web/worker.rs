@@ -165,12 +165,23 @@ async fn complete(
     mut estimate: Option<Response>,
     model: &[u8],
 ) -> crate::error::Result<protocol::Payload> {
-    let id = req.id;
+    let (id, mut unbuilt) = (req.id, unbuilt);
     if unbuilt.geometry.distances().n() >= super::mds::FROM_N {
         // The stage while the helper works (`build` says it again as it starts).
         post(scope, &Response::Progress { id, stage: crate::analysis::Stage::Mds, fraction: 0.0 });
     }
-    let spectrum = super::mds::spectrum(unbuilt.geometry.distances(), unbuilt.geometry.params()).await?;
+    let started = super::mds::start(unbuilt.geometry.distances(), unbuilt.geometry.params()).await;
+    let mut meanwhile = 0;
+    if started.is_some() {
+        // The core the eigen-step leaves idle measures what does not need the spectrum.
+        let measured = super::measure::spectrum_free(&mut unbuilt.geometry).await;
+        meanwhile = measured.len();
+        unbuilt.geometry.give_measured(measured);
+    }
+    let spectrum = match started {
+        Some(s) => s.finish().await?,
+        None => None,
+    };
     let spectrum_by_helper = spectrum.is_some();
     let mut pending = unbuilt.build(spectrum, &mut |r| post(scope, &r))?;
     let to = scope.clone();
@@ -180,8 +191,11 @@ async fn complete(
     let smacof_by = super::smacof::fit(&mut pending.staged, &smacof_progress).await;
     let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
     // The estimate again, now saying which helpers worked.
-    if let Some(Response::Estimate { measured_by: m, smacof_by: s, spectrum_by_helper: h, .. }) = estimate.as_mut() {
-        (*m, *s, *h) = (measured_by, smacof_by, spectrum_by_helper);
+    if let Some(Response::Estimate {
+        measured_by: m, smacof_by: s, spectrum_by_helper: h, measured_meanwhile: w, ..
+    }) = estimate.as_mut()
+    {
+        (*m, *s, *h, *w) = (measured_by, smacof_by, spectrum_by_helper, meanwhile);
     }
     if let Some(e) = estimate.filter(|_| measured_by > 0 || smacof_by > 0 || spectrum_by_helper) {
         post(scope, &e);

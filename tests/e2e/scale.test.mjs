@@ -130,6 +130,9 @@ for (const n of [1024, 2048]) {
     const estimate = await page.textContent('#estimate');
     if (cores > 1) assert.match(estimate, new RegExp(`SMACOF fitted by ${Math.min(cores, 4)} workers`), estimate);
     assert.equal(/spectrum computed by a helper worker/.test(estimate), n >= 2048, estimate);
+    // Meanwhile another helper measured the five encodings that do not read the spectrum
+    // (nope, sinusoidal, RoPE, ALiBi, random): their numbers above are the CLI's too.
+    if (cores > 1) assert.equal(/while another measured 5 encodings/.test(estimate), n >= 2048, estimate);
     const summary = await page.textContent('#summary');
     assert.match(summary, new RegExp(`SMACOF[^.]*${want.encodings.smacof.iterations} iterations`), summary);
     // The spectrum, wherever it was computed: the effective rank is the CLI's.

@@ -289,10 +289,14 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
             measured_by,
             smacof_by,
             spectrum_by_helper,
+            measured_meanwhile,
         } if Some(id) == current => {
             let mut by = if workers > 1 { format!(", counted by {workers} workers") } else { String::new() };
             if spectrum_by_helper {
                 by += ", spectrum computed by a helper worker";
+                if measured_meanwhile > 0 {
+                    by += &format!(" while another measured {measured_meanwhile} encodings");
+                }
             }
             if smacof_by > 0 {
                 by += &format!(", SMACOF fitted by {smacof_by} workers");

@@ -116,5 +116,6 @@ pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Respons
         measured_by: 0,
         smacof_by: 0,
         spectrum_by_helper: false,
+        measured_meanwhile: 0,
     }
 }

@@ -122,6 +122,9 @@ pub enum Response {
         /// Whether a helper worker computed the spectrum (posted again like `measured_by`).
         #[serde(default)]
         spectrum_by_helper: bool,
+        /// Encodings another helper measured meanwhile (those that do not read the spectrum).
+        #[serde(default)]
+        measured_meanwhile: usize,
     },
     /// The finished analysis.
     Done {
