@@ -13,7 +13,8 @@ export function markWorkerStages() {
       this.addEventListener('message', (e) => {
         const key = typeof e.data === 'string' ? (JSON.parse(e.data).stage ?? JSON.parse(e.data).type) : 'done';
         const last = window.__stages[window.__stages.length - 1];
-        if (!last || last.key !== key) window.__stages.push({ key, t: performance.now() });
+        if (!last || last.key !== key) window.__stages.push({ key, t: performance.now(), tLast: performance.now() });
+        else last.tLast = performance.now();
       });
     }
   };

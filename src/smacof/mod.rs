@@ -19,6 +19,7 @@
 //! configuration and asked for the next; [`smacof`] computes an iteration in one worker
 //! (natively on every core), [`smacof_by_rows`] by blocks of rows ([`rows`]) — the form the
 //! page spreads over its helper workers, so a long context's SMACOF uses every core there too.
+//! Both read only the upper triangle of the pairs: 3n²d flops an iteration.
 
 pub mod rows;
 mod run;
@@ -155,13 +156,12 @@ pub fn smacof_by_rows(
     tol: f64,
     progress: &mut dyn FnMut(f64),
 ) -> SmacofFit {
-    let (n, dim) = (start.n, start.dim);
-    let plan = RowPlan::new(n);
+    let plan = RowPlan::new(start.n);
     let mut run = SmacofRun::new(start.clone(), target_sum(target), max_iter, tol);
     while let Some(x) = run.to_evaluate() {
         let (norms, step) = (rows::norms(x), run.may_step());
-        let parts = crate::par::map(plan.len(), |b| rows::block_of(x, &norms, target, plan.block(b), step));
-        let (stress, next) = rows::combine(n, dim, &parts);
+        let parts = crate::par::map(plan.len(), |b| rows::part_of(x, &norms, target, &plan, b..b + 1, step));
+        let (stress, next) = rows::combine(x, &parts);
         let going = run.advance(stress, next);
         progress(run.progress());
         if !going {

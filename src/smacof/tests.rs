@@ -75,30 +75,64 @@ fn unit(k: usize) -> f64 {
 }
 
 #[test]
-fn a_block_is_its_rows_of_the_whole_iteration() {
-    // Against the definitions, entry by entry: δ directly, B(X) and (1/n)·B·X by loops.
+fn the_parts_of_the_blocks_make_the_whole_iteration() {
+    // Against the definitions, entry by entry: δ directly, B(X) and (1/n)·B·X by loops, for
+    // parts of one block, of several, and the blocks cut between parts in different ways.
     let (n, dim) = (37, 4);
     let x = Points::from_fn(n, dim, |i, k| unit(i * dim + k) - 0.5);
-    let target = DistanceMatrix::from_fn(n, |i, j| 0.5 + unit(1000 + i * n + j));
+    let target = DistanceMatrix::from_fn(n, |i, j| 0.5 + unit(1000 + i.min(j) * n + i.max(j)));
     let norms = rows::norms(&x);
-    for r in [0..n, 0..9, 9..24, 24..n, 36..37] {
-        let part = rows::block(&x, &norms, &target.as_slice()[r.start * n..r.end * n], r.clone(), true);
-        let mut stress = 0.0;
-        for i in r.clone() {
-            let b: Vec<f64> = (0..n).map(|j| if j == i { 0.0 } else { -target.get(i, j) / x.direct(i, j) }).collect();
-            let bii = -b.iter().sum::<f64>();
-            for k in 0..dim {
-                let want = (0..n).map(|j| if j == i { bii } else { b[j] } * x.row(j)[k]).sum::<f64>() / n as f64;
-                let got = part.next[(i - r.start) * dim + k];
-                assert!((got - want).abs() < 1e-13, "rows {r:?}: ({i}, {k}) {got} against {want}");
-            }
-            stress += (i + 1..n).map(|j| (x.direct(i, j) - target.get(i, j)).powi(2)).sum::<f64>();
+    let mut want = Vec::new();
+    for i in 0..n {
+        let b: Vec<f64> = (0..n).map(|j| if j == i { 0.0 } else { -target.get(i, j) / x.direct(i, j) }).collect();
+        let bii = -b.iter().sum::<f64>();
+        for k in 0..dim {
+            want.push((0..n).map(|j| if j == i { bii } else { b[j] } * x.row(j)[k]).sum::<f64>() / n as f64);
         }
-        assert!((part.stress - stress).abs() < 1e-12 * stress.max(1.0), "rows {r:?}");
     }
-    // No step asked for: σ's share alone.
-    let part = rows::block(&x, &norms, &target.as_slice()[..n], 0..1, false);
-    assert!(part.next.is_empty() && part.stress > 0.0);
+    let stress: f64 = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .map(|(i, j)| (x.direct(i, j) - target.get(i, j)).powi(2))
+        .sum();
+    for blocks in [1, 2, 5, 37] {
+        let plan = RowPlan::with_rows(n, n.div_ceil(blocks));
+        for cuts in [vec![0, plan.len()], vec![0, 1, plan.len()], (0..=plan.len()).collect()] {
+            let parts: Vec<_> =
+                cuts.windows(2).map(|w| rows::part_of(&x, &norms, &target, &plan, w[0]..w[1], true)).collect();
+            let (got_stress, next) = rows::combine(&x, &parts);
+            let next = next.expect("every part stepped");
+            for (q, (got, want)) in next.data.iter().zip(&want).enumerate() {
+                assert!((got - want).abs() < 1e-13, "{blocks} blocks, cuts {cuts:?}: entry {q}: {got} against {want}");
+            }
+            assert!((got_stress - stress).abs() < 1e-12 * stress, "{blocks} blocks, cuts {cuts:?}");
+        }
+    }
+    // No step asked for: σ's shares alone.
+    let plan = RowPlan::new(n);
+    let part = rows::part_of(&x, &norms, &target, &plan, 0..1, false);
+    assert!(part.sums.is_empty() && part.row_sums.is_empty() && part.stresses[0] > 0.0);
+    assert_eq!(rows::combine(&x, &[part]).1, None);
+}
+
+#[test]
+fn shares_cover_the_blocks_and_balance_the_triangle() {
+    for n in [20, 300, 1024, 4096] {
+        let plan = RowPlan::new(n);
+        for k in 1..=4.min(plan.len()) {
+            let shares = plan.shares(k);
+            assert_eq!(shares.len(), k);
+            assert_eq!(shares[0].start, 0);
+            assert_eq!(shares[k - 1].end, plan.len());
+            assert!(shares.windows(2).all(|w| w[0].end == w[1].start) && shares.iter().all(|s| !s.is_empty()));
+            // Each share's pairs (its rows × the rows from its first on) within one block's of
+            // an equal share.
+            let cost = |s: &std::ops::Range<usize>| {
+                s.clone().map(|b| plan.block(b).len() * (n - plan.block(b).start)).sum::<usize>()
+            };
+            let (total, biggest) = (cost(&(0..plan.len())), plan.block(0).len() * n);
+            assert!(shares.iter().all(|s| cost(s).abs_diff(total / k) <= biggest), "n = {n}, k = {k}: {shares:?}");
+        }
+    }
 }
 
 #[test]

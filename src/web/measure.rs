@@ -106,7 +106,9 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
 /// measured by one helper while another computes the spectrum ([`super::mds`]): their
 /// sketches and stress, the Procrustes alignment left for the PMDS coordinates (stage
 /// "encodings" makes it). D's prepared pairs are made here and kept by `geometry` for the
-/// run. Empty when they could not be measured (they are then measured with the others).
+/// run. The helper is then ended, like the spectrum's, so that the memory its measures took
+/// leaves the tab. Empty when they could not be measured (they are then measured with the
+/// others).
 pub async fn spectrum_free(geometry: &mut Geometry) -> Vec<Compared> {
     let n = geometry.distances().n();
     let Ok(encodings) = geometry.spectrum_free() else { return Vec::new() };
@@ -119,7 +121,7 @@ pub async fn spectrum_free(geometry: &mut Geometry) -> Vec<Compared> {
     let reply = next_message(&workers[0]);
     let sent = workers[0].post_message_with_transfer(&msg, &transfer).is_ok();
     let answer = if sent { reply.await.ok().and_then(|data| decode(&data, n, share.len())) } else { None };
-    release(workers, answer.is_some());
+    release(workers, false); // ended: what measuring left in its memory goes with it
     let Some(measures) = answer else { return Vec::new() };
     let procrustes = crate::procrustes::Alignment::default();
     let measured = encodings.into_iter().zip(measures);

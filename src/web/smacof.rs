@@ -2,17 +2,20 @@
 //! longest step: each iteration is two n×n×d products, one thread in wasm. The worker that
 //! runs the job leaves it for last ([`crate::analysis::stage`] with `smacof_later`), then
 //! cuts the iteration into the blocks of rows of [`crate::smacof::rows`] and deals
-//! [`crate::web::helpers::cores`] helpers a contiguous share of them:
+//! [`crate::web::helpers::cores`] helpers a contiguous share of them, of about the same
+//! number of pairs ([`RowPlan::shares`]: each block computes the upper triangle's pairs of
+//! its rows):
 //!
 //! 1. `{ smacof_share, shape }`: once, the helper's rows of D (f64s, transferred) with n, d
 //!    and its blocks (no reply);
 //! 2. `{ smacof_round, step }`: per iteration, the configuration X (f64s, transferred); the
-//!    helper answers `{ smacof_part }`, its blocks' shares of σ then their rows of the next
-//!    configuration;
+//!    helper answers `{ smacof_part }`: its blocks' shares of σ, then its sums over the pairs
+//!    of its blocks (Σ B_ij and Σ B_ij·x_j for the rows from its first on, [`rows::Part`]);
 //! 3. `{ smacof_end }`: the helper drops its rows of D.
 //!
-//! The worker adds the shares in block order and applies the stopping rule
-//! ([`crate::smacof::SmacofRun`]): the numbers do not depend on how many helpers there were.
+//! The worker adds the shares in order and applies the stopping rule
+//! ([`crate::smacof::SmacofRun`]): σ does not depend on how many helpers there were, the
+//! configuration only in its last bits ([`rows::combine`]).
 //! A helper that fails or answers out of shape is dropped; its blocks are computed by the
 //! worker from then on. Without helpers the worker fits SMACOF itself, as natively.
 
@@ -20,7 +23,7 @@ use super::helpers::{cores, helpers, next_message, pooled, release};
 use crate::analysis::Staged;
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
-use crate::smacof::rows::{self, BlockPart};
+use crate::smacof::rows::{self, Part};
 use crate::smacof::{smacof, target_sum, RowPlan, SmacofFit, SmacofRun, SMACOF_TOL};
 use std::cell::RefCell;
 use std::ops::Range;
@@ -74,7 +77,7 @@ async fn in_helpers(
 ) -> (SmacofFit, usize) {
     let (n, dim, plan) = (start.n, start.dim, RowPlan::new(start.n));
     let k = workers.len();
-    let shares: Vec<Range<usize>> = (0..k).map(|h| plan.len() * h / k..plan.len() * (h + 1) / k).collect();
+    let shares: Vec<Range<usize>> = plan.shares(k);
     let mut alive: Vec<bool> =
         workers.iter().zip(&shares).map(|(w, s)| send_share(w, &plan, d, dim, s.clone())).collect();
     let mut run = SmacofRun::new(start.clone(), target_sum(d), cap, SMACOF_TOL);
@@ -90,24 +93,24 @@ async fn in_helpers(
                 None => alive[h] = false,
             }
         }
-        let mut parts: Vec<Option<BlockPart>> = vec![None; plan.len()];
+        let mut parts: Vec<Option<Part>> = vec![None; k];
         for (h, reply) in replies {
-            let answer = reply.await.ok().and_then(|data| decode(&data, &plan, shares[h].clone(), dim, step));
+            let answer = reply.await.ok().and_then(|data| decode(&data, &plan, shares[h].clone(), (n, dim), step));
             match answer {
-                Some(given) => parts[shares[h].clone()].iter_mut().zip(given).for_each(|(p, g)| *p = Some(g)),
+                Some(given) => parts[h] = Some(given),
                 None => alive[h] = false,
             }
         }
-        // The blocks no helper answered for, here.
+        // The shares no helper answered for, here.
         let norms = parts.iter().any(Option::is_none).then(|| rows::norms(x));
-        let parts: Vec<BlockPart> = parts
+        let parts: Vec<Part> = parts
             .into_iter()
-            .enumerate()
-            .map(|(b, p)| {
-                p.unwrap_or_else(|| rows::block_of(x, norms.as_deref().unwrap_or_default(), d, plan.block(b), step))
+            .zip(&shares)
+            .map(|(p, s)| {
+                p.unwrap_or_else(|| rows::part_of(x, norms.as_deref().unwrap_or_default(), d, &plan, s.clone(), step))
             })
             .collect();
-        let (stress, next) = rows::combine(n, dim, &parts);
+        let (stress, next) = rows::combine(x, &parts);
         let going = run.advance(stress, next);
         report(run.progress());
         if !going {
@@ -147,24 +150,18 @@ fn send_round(w: &Worker, x: &Points, step: bool) -> Option<wasm_bindgen_futures
     Some(reply)
 }
 
-/// A helper's answer for `blocks`: their parts, or `None` when it is not one of that shape.
-fn decode(data: &JsValue, plan: &RowPlan, blocks: Range<usize>, dim: usize, step: bool) -> Option<Vec<BlockPart>> {
+/// A helper's answer for `blocks`: their part, or `None` when it is not one of that shape.
+fn decode(data: &JsValue, plan: &RowPlan, blocks: Range<usize>, (n, dim): (usize, usize), step: bool) -> Option<Part> {
     let values = js_sys::Reflect::get(data, &"smacof_part".into()).ok()?.dyn_into::<js_sys::Float64Array>().ok()?;
     let values = values.to_vec();
-    let (m, rows) = (blocks.len(), plan.span(blocks.clone()));
-    let want = m + if step { rows.len() * dim } else { 0 };
-    if values.len() != want {
+    let (m, from) = (blocks.len(), plan.span(blocks).start);
+    let rows = if step { n - from } else { 0 };
+    if values.len() != m + rows * (dim + 1) {
         return None;
     }
-    let (stresses, mut next) = values.split_at(m);
-    let mut parts = Vec::with_capacity(m);
-    for (b, &stress) in blocks.zip(stresses) {
-        let len = if step { plan.block(b).len() * dim } else { 0 };
-        let (mine, rest) = next.split_at(len);
-        parts.push(BlockPart { stress, next: mine.to_vec() });
-        next = rest;
-    }
-    Some(parts)
+    let (stresses, rest) = values.split_at(m);
+    let (row_sums, sums) = rest.split_at(rows);
+    Some(Part { from, stresses: stresses.to_vec(), sums: sums.to_vec(), row_sums: row_sums.to_vec() })
 }
 
 /// The helper's side: keeps its share, answers a round, or drops its share. Returns false
@@ -207,26 +204,20 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     true
 }
 
-/// A helper's round: its blocks' shares of σ, then their rows of the next configuration.
+/// A helper's round: its blocks' shares of σ, then (with a step) its part's Σ B_ij and
+/// Σ B_ij·x_j for the rows from its first on.
 fn round(share: &Share, data: Vec<f64>, step: bool) -> Option<Vec<f64>> {
     let (n, dim) = (share.n, share.dim);
     let plan = RowPlan::new(n);
     let span = plan.span(share.blocks.clone());
-    let first = span.start;
     if data.len() != n * dim || share.d_rows.len() != span.len() * n {
         return None;
     }
     let x = Points { n, dim, data };
     let norms = rows::norms(&x);
-    let parts: Vec<BlockPart> = share
-        .blocks
-        .clone()
-        .map(|b| {
-            let r = plan.block(b);
-            rows::block(&x, &norms, &share.d_rows[(r.start - first) * n..(r.end - first) * n], r, step)
-        })
-        .collect();
-    let mut values: Vec<f64> = parts.iter().map(|p| p.stress).collect();
-    parts.iter().for_each(|p| values.extend_from_slice(&p.next));
+    let part = rows::part(&x, &norms, &share.d_rows, &plan, share.blocks.clone(), step);
+    let mut values = part.stresses;
+    values.extend_from_slice(&part.row_sums);
+    values.extend_from_slice(&part.sums);
     Some(values)
 }
