@@ -94,6 +94,12 @@ pub(super) async fn helpers(k: usize) -> Option<Vec<Worker>> {
     Some(ready)
 }
 
+/// Ends the helpers waiting in the pool: what their jobs left in their wasm memory (which
+/// never shrinks) leaves the tab with them.
+pub(super) fn end_pooled() {
+    POOL.with(|p| p.borrow_mut().drain(..).for_each(|w| w.terminate()));
+}
+
 /// Helpers waiting in the pool (started by an earlier job).
 pub(super) fn pooled() -> usize {
     POOL.with(|p| p.borrow().len())

@@ -207,6 +207,11 @@ async fn complete(
         });
         pending.layer_sums = super::layers::run(&l.plan, model, layer_progress).await;
     }
+    if pending.staged.targets().0.n() >= super::mds::FROM_N {
+        // A long context's helpers hold hundreds of MB each (D's rows and pairs, δ's sorts):
+        // ended before the report is built, not kept for a later run.
+        super::helpers::end_pooled();
+    }
     session.borrow_mut().complete(req, pending, given, &mut |r| post(scope, &r))
 }
 
