@@ -238,3 +238,28 @@ fn smacof_by_blocks_of_rows_follows_the_one_worker_loop_in_wasm() {
     let gap = one.points.data.iter().zip(&rows.points.data).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     assert!(gap < 1e-10, "coordinates differ by {gap}");
 }
+
+#[wasm_bindgen_test]
+fn keeping_the_first_eigenvectors_in_wasm_gives_the_whole_decompositions() {
+    // The eigen-step of a long context in the page (above faer's divide-and-conquer
+    // threshold): the eigenvalues are the whole decomposition's, bit for bit, and the first k
+    // vectors kept are its vectors up to round-off (in wasm the back-transformation's GEMM
+    // may round k columns otherwise than n), unit eigenvectors of B.
+    use posgeo::mds::{double_centre, Spectrum};
+    use posgeo::metric::DistanceMatrix;
+    let n = 200;
+    let unit = |k: usize| ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+    let target = DistanceMatrix::from_fn(n, |i, j| 0.5 + unit(i.min(j) * n + i.max(j)));
+    let all = Spectrum::of_distances(&target).unwrap();
+    let some = Spectrum::of_distances_keeping(&target, |_| 12).unwrap();
+    assert_eq!((some.kept(), &some.eigenvalues), (12, &all.eigenvalues));
+    for k in 0..12 {
+        let dot: f64 = some.vector(k).iter().zip(all.vector(k)).map(|(a, b)| a * b).sum();
+        assert!((dot - 1.0).abs() < 1e-12, "vector {k}: ⟨kept, whole⟩ = {dot}");
+    }
+    let b = double_centre(&target);
+    let v = some.vector(0);
+    let residual: f64 =
+        (0..n).map(|i| ((0..n).map(|j| b[(i, j)] * v[j]).sum::<f64>() - some.eigenvalues[0] * v[i]).powi(2)).sum();
+    assert!(residual.sqrt() < 1e-10, "{residual}");
+}

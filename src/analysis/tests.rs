@@ -142,8 +142,8 @@ fn a_spectrum_given_from_elsewhere_equals_the_pipelines() {
     let (corpus, p, whole, counted) = small_run();
     let geometry = || geometry(&counted, p.examples(&corpus.sequences), &p, &mut |_| true).unwrap();
     let g = geometry();
-    let s = Spectrum::of_distances(g.distances()).unwrap();
-    let travelled = Spectrum::from_parts(s.eigenvalues.clone(), s.vectors().to_vec()).expect("n values, n² entries");
+    let s = Spectrum::of_distances_keeping(g.distances(), |values| spectrum_keeps(&p, values)).unwrap();
+    let travelled = Spectrum::from_parts(s.eigenvalues.clone(), s.vectors().to_vec()).expect("n values, n·k entries");
     assert_eq!(travelled, s);
     let given = g.stage(Some(travelled), &[], false, &mut |_| true).unwrap();
     assert_eq!(given.finish(Vec::new(), &mut |_| true).unwrap().report(true), whole, "spectrum given");

@@ -8,9 +8,10 @@
 //!
 //! Step 3 costs 2n²k flops instead of 2n³ (at n = 4096 and k = 768 about a fifth), the
 //! eigenvectors take n·k numbers instead of n², and B itself is T's storage, so the step
-//! holds four n×n matrices (B, W and divide and conquer's two) instead of five. The kept
-//! columns are those of the full decomposition: each column of Q W is Q applied to that
-//! column of W alone.
+//! holds four n×n matrices (B, W and divide and conquer's two) instead of five. The
+//! eigenvalues are those of the full decomposition, bit for bit, and so are the kept columns
+//! up to round-off: each column of Q W is Q applied to that column of W alone (the GEMMs may
+//! round k columns otherwise than n; on the development machine, natively, they do not).
 
 use crate::error::{PosgeoError, Result};
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
