@@ -54,10 +54,12 @@ impl RowPlan {
         RowPlan { n, rows: rows.clamp(1, n.max(1)) }
     }
 
-    /// The blocks cut into `k` contiguous shares (k ≤ [`RowPlan::len`]), each non-empty, of
-    /// about the same number of pairs: block R = a..a+m computes |R|·(n − a) of them.
+    /// The blocks cut into `k` contiguous shares (at most [`RowPlan::len`] of them), each
+    /// non-empty, of about the same number of pairs: block R = a..a+m computes |R|·(n − a)
+    /// of them.
     pub fn shares(&self, k: usize) -> Vec<Range<usize>> {
         let len = self.len();
+        let k = k.clamp(1, len.max(1));
         let cost = |b: usize| {
             let r = self.block(b);
             r.len() * (self.n - r.start)

@@ -74,9 +74,14 @@ pub(super) fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
     wasm_bindgen_futures::JsFuture::from(p)
 }
 
-/// `k` started helpers (from the pool, else new ones, awaited until `Ready`).
+/// `k` started helpers (from the pool, else new ones, awaited until `Ready`); helpers of the
+/// pool beyond `k` stay in it.
 pub(super) async fn helpers(k: usize) -> Option<Vec<Worker>> {
-    let mut ready: Vec<Worker> = POOL.with(|p| p.borrow_mut().drain(..).collect());
+    let mut ready: Vec<Worker> = POOL.with(|p| {
+        let mut pool = p.borrow_mut();
+        let take = pool.len().min(k);
+        pool.drain(..take).collect()
+    });
     let href = js_sys::Reflect::get(&js_sys::global(), &"location".into())
         .ok()
         .and_then(|l| js_sys::Reflect::get(&l, &"href".into()).ok())
