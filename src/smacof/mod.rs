@@ -13,7 +13,8 @@
 //! (σ ≤ 1e-24: PMDS exact, d ≥ r_τ under the chord) runs no iteration and counts as stopped by
 //! the tolerance, since any step would lower σ by less than it. σ is then within about the
 //! tolerance of the local minimum, so the page shows SMACOF's digits below 1e-5 as not
-//! significant. Each iteration costs two n×n×d products.
+//! significant. Each iteration costs about 3n²d flops (δ by the upper triangle's Gram product,
+//! then B(X)·X).
 //!
 //! The rule lives in one place, [`SmacofRun`], a state machine that is told σ of each
 //! configuration and asked for the next; [`smacof`] computes an iteration in one worker
