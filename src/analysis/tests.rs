@@ -123,14 +123,14 @@ fn smacof_fitted_later_equals_the_pipelines() {
     }
 }
 
-/// A 30-position synthetic corpus at d = 8: the corpus, its parameters, the one run's report
-/// and its counts (what the tests of a run in parts compare with).
-fn small_run() -> (Corpus, AnalysisParams, crate::report::Report, CountsTable) {
+/// A 30-position synthetic corpus at d = 8: the corpus, its parameters, the one run's
+/// analysis and its counts (what the tests of a run in parts compare with).
+fn small_run() -> (Corpus, AnalysisParams, Analysis, CountsTable) {
     let corpus =
         Corpus::from_sequences(generate(&SynthParams { sequences: 200, positions: 30, ..Default::default() }).unwrap());
     let mut p = AnalysisParams::default();
     p.encodings.d = 8;
-    let whole = analyze(&corpus, &p, &[], &mut |_| true).unwrap().report(true);
+    let whole = analyze(&corpus, &p, &[], &mut |_| true).unwrap();
     let counted = count_corpus(&corpus, &p, &mut |_| true).unwrap();
     (corpus, p, whole, counted)
 }
@@ -140,6 +140,7 @@ fn small_run() -> (Corpus, AnalysisParams, crate::report::Report, CountsTable) {
 #[test]
 fn a_spectrum_given_from_elsewhere_equals_the_pipelines() {
     let (corpus, p, whole, counted) = small_run();
+    let whole = whole.report(true);
     let geometry = || geometry(&counted, p.examples(&corpus.sequences), &p, &mut |_| true).unwrap();
     let g = geometry();
     let s = Spectrum::of_distances_keeping(g.distances(), |values| spectrum_keeps(&p, values)).unwrap();
@@ -189,6 +190,7 @@ fn a_run_keeps_the_eigenvectors_it_reads_and_a_wider_update_computes_more() {
 #[test]
 fn encodings_measured_before_the_spectrum_give_the_one_runs_analysis() {
     let (corpus, p, whole, counted) = small_run();
+    let whole = whole.report(true);
     for later in [false, true] {
         let mut g = geometry(&counted, p.examples(&corpus.sequences), &p, &mut |_| true).unwrap();
         let free = g.spectrum_free().unwrap();
