@@ -104,26 +104,31 @@ pub fn spectrum_free(n: usize, params: &encodings::EncodingParams) -> Result<Vec
 /// effective and energy ranks (r_τ, r_E) and n: PMDS and SMACOF's start (d capped at r_τ,
 /// and their first [`crate::procrustes::PROCRUSTES_DIMS`] as the alignments' target), PMDS-R
 /// (its rank), the rank curve (r ≤ min(r_τ, 128)) and the map's three PMDS coordinates.
-pub fn vectors_needed(params: &AnalysisParams, (effective_rank, energy_rank): (usize, usize), n: usize) -> usize {
-    let pmds_dim = params.encodings.d.min(effective_rank).max(1);
-    let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
+pub fn vectors_needed(params: &AnalysisParams, ranks: (usize, usize), n: usize) -> usize {
+    let (pmds_dim, rank) = dims(params, ranks, n);
+    let effective_rank = ranks.0;
     let curve = effective_rank.clamp(1, 128);
     pmds_dim.max(rank).max(curve).max(3.min(effective_rank.max(1))).min(n)
+}
+
+/// The dimensions the corpus-derived encodings read: PMDS's and SMACOF's (d capped at r_τ) and
+/// PMDS-R's rank (given, else r_E; at most n).
+fn dims(params: &AnalysisParams, (effective_rank, energy_rank): (usize, usize), n: usize) -> (usize, usize) {
+    (params.encodings.d.min(effective_rank).max(1), params.encodings.rank.unwrap_or(energy_rank).min(n))
 }
 
 /// Builds every encoding (stage "encodings"); kept ones (live updates) are reused.
 pub(super) fn build(
     distances: &DistanceMatrix,
     spectrum: &Spectrum,
-    (effective_rank, energy_rank): (usize, usize),
+    ranks: (usize, usize),
     params: &AnalysisParams,
     learned: &LearnedTables,
     (how, target): (Build<'_>, Option<stress::Target>),
     report: &mut dyn FnMut(Stage, f64) -> Result<()>,
 ) -> Result<Built> {
     let n = distances.n();
-    let pmds_dim = params.encodings.d.min(effective_rank).max(1);
-    let rank = params.encodings.rank.unwrap_or(energy_rank).min(n);
+    let (pmds_dim, rank) = dims(params, ranks, n);
     let target = match target {
         Some(t) => t,
         None => stress::Target::new(distances)?,

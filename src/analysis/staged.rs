@@ -121,16 +121,15 @@ impl Geometry {
             Some(s) if s.n() == distances.n() && s.kept() >= spectrum_keeps(&params, &s.eigenvalues) => s,
             _ => Spectrum::of_distances_keeping(&distances, |values| spectrum_keeps(&params, values))?,
         };
-        let effective_rank = spectrum.effective_rank(params.tau);
-        let energy_rank = spectrum.energy_rank(params.energy).max(1);
+        let (effective_rank, energy_rank) = ranks(&params, &spectrum.eigenvalues);
         // (The encodings measured already are kept as a live update keeps unchanged ones.)
         let how = if smacof_later {
             Build::DeferSmacof(&measured, &params.encodings)
         } else {
             Build::Kept(&measured, &params.encodings)
         };
-        let ranks = (effective_rank, energy_rank);
-        let built = build(&distances, &spectrum, ranks, &params, learned, (how, target), &mut report)?;
+        let built =
+            build(&distances, &spectrum, (effective_rank, energy_rank), &params, learned, (how, target), &mut report)?;
         drop(measured);
         let analysis = Analysis {
             params,
@@ -154,11 +153,12 @@ impl Geometry {
 /// How many eigenvectors a run under `params` keeps, given the eigenvalues (descending):
 /// those it reads ([`super::compare::vectors_needed`]).
 pub fn spectrum_keeps(params: &AnalysisParams, eigenvalues: &[f64]) -> usize {
-    let ranks = (
-        crate::mds::effective_rank(eigenvalues, params.tau),
-        crate::mds::energy_rank(eigenvalues, params.energy).max(1),
-    );
-    super::compare::vectors_needed(params, ranks, eigenvalues.len())
+    super::compare::vectors_needed(params, ranks(params, eigenvalues), eigenvalues.len())
+}
+
+/// (r_τ, r_E) of eigenvalues in descending order under `params` (r_E at least 1).
+fn ranks(params: &AnalysisParams, eigenvalues: &[f64]) -> (usize, usize) {
+    (crate::mds::effective_rank(eigenvalues, params.tau), crate::mds::energy_rank(eigenvalues, params.energy).max(1))
 }
 
 /// Counts → D → spectrum → encodings ([`geometry`] then [`Geometry::stage`], the spectrum

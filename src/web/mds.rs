@@ -11,7 +11,7 @@
 //! eigensolver failed there, the run fails as it would have in the worker. The helper is not
 //! returned to the pool: SMACOF and the measures start a fresh one if they need it.
 
-use super::helpers::{helpers, next_message, release};
+use super::helpers::{helpers, next_message};
 use crate::analysis::{spectrum_keeps, AnalysisParams};
 use crate::error::{PosgeoError, Result};
 use crate::mds::{double_centre, Spectrum};
@@ -39,9 +39,7 @@ pub async fn start(d: &DistanceMatrix, params: &AnalysisParams) -> Option<Starte
         return None;
     }
     let params = serde_json::to_string(params).ok()?;
-    let mut workers = helpers(1).await?;
-    let worker = workers.swap_remove(0);
-    release(workers, true);
+    let worker = helpers(1).await?.pop()?;
     let arr = js_sys::Float64Array::from(d.as_slice());
     let msg = js_sys::Object::new();
     js_sys::Reflect::set(&msg, &"spectrum_of".into(), &arr).ok();
