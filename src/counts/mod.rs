@@ -299,7 +299,24 @@ mod tests {
                 (0..(3 + k % 9)).map(|i| format!("t{}", (k * 7 + i * 13) % (50 + i))).collect::<Vec<_>>().join(" ")
             })
             .collect();
-        let corpus = Corpus::from_sequences(lines);
+        several_readers_agree(Corpus::from_sequences(lines));
+        // A vocabulary far larger than any position's tokens (each position's tokens are then
+        // sorted rather than counted in one counter per type), with a few common types.
+        let lines: Vec<String> = (0..20_000u64)
+            .map(|k| {
+                (0..(2 + k % 12))
+                    .map(|i| match (k * 31 + i * 17) % 5 {
+                        0 => format!("c{}", i % 3),
+                        _ => format!("r{}", (k * 2_654_435_761 + i * 40_503) % 200_003),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        several_readers_agree(Corpus::from_sequences(lines));
+    }
+
+    fn several_readers_agree(corpus: Corpus) {
         for (mode, top_k) in [(Mode::Condition, None), (Mode::Pad, Some(20))] {
             let p = params(mode, 5, top_k);
             let all = count_table(&corpus.sequences, &p.tokenizer, p.max_len, &mut |_| {});

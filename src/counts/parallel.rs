@@ -13,7 +13,6 @@
 //!
 //! The result is the table one reader gives, byte for byte (tested in `counts`).
 
-use super::pairs::PairCounts;
 use super::table::{join_lows, CountsTable};
 use super::tally::Reader;
 use crate::corpus::tokenize::Tokenizer;
@@ -91,23 +90,80 @@ fn ranges(lengths: &[u64], max_len: usize, threads: usize) -> Vec<std::ops::Rang
     out
 }
 
-/// Step 3: the cells of the positions in `range`, over every part.
-fn count_range(parts: &[Part], remaps: &[Vec<u32>], types: usize, range: std::ops::Range<usize>) -> Vec<(u64, u64)> {
-    let mut pairs = PairCounts::for_positions(range.clone());
-    pairs.announce(types);
+/// Step 3: the cells of the positions in `range`, over every part (`lengths[l]`: the
+/// sequences of length l, every part's).
+///
+/// The range's tokens are first grouped by position, in one counting sort: position i holds
+/// one token of each sequence longer than i. Each position's tokens are then counted in one
+/// counter per type and read back in id order, or, where a position holds far fewer tokens
+/// than there are types, sorted and run-length counted. The counters stay in cache, and no
+/// key is sorted twice.
+fn count_range(
+    parts: &[Part],
+    remaps: &[Vec<u32>],
+    lengths: &[u64],
+    types: usize,
+    range: std::ops::Range<usize>,
+) -> Vec<(u64, u64)> {
+    let grouped = group_by_position(parts, remaps, lengths, range.clone());
+    // A position holds at most one token per sequence, so u32 counters do not overflow
+    // (a part is in memory: fewer than 2^32 sequences).
+    let mut counters = vec![0u32; types];
+    let (mut cells, mut sorted) = (Vec::new(), Vec::new());
+    for (k, w) in grouped.starts.windows(2).enumerate() {
+        let tokens = &grouped.ids[w[0]..w[1]];
+        let key = ((range.start + k) as u64) << 32;
+        if types <= 16 * tokens.len() {
+            for &id in tokens {
+                counters[id as usize] += 1;
+            }
+            for (id, c) in counters.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
+                cells.push((key | id as u64, u64::from(std::mem::take(c))));
+            }
+        } else {
+            sorted.clear();
+            sorted.extend_from_slice(tokens);
+            sorted.sort_unstable();
+            for run in sorted.chunk_by(|a, b| a == b) {
+                cells.push((key | u64::from(run[0]), run.len() as u64));
+            }
+        }
+    }
+    cells
+}
+
+/// The tokens of the positions in `range`, position after position (global ids).
+struct Grouped {
+    /// Position `range.start + k`'s tokens are `ids[starts[k]..starts[k + 1]]`.
+    starts: Vec<usize>,
+    ids: Vec<u32>,
+}
+
+fn group_by_position(parts: &[Part], remaps: &[Vec<u32>], lengths: &[u64], range: std::ops::Range<usize>) -> Grouped {
+    // Tokens at position i: the sequences longer than i.
+    let longer = |i: usize| lengths.iter().skip(i + 1).sum::<u64>() as usize;
+    let mut starts = vec![0; range.len() + 1];
+    let mut at = longer(range.start);
+    for (k, i) in range.clone().enumerate() {
+        starts[k + 1] = starts[k] + at;
+        at -= lengths.get(i + 1).map_or(0, |&l| l as usize);
+    }
+    let mut next = starts.clone();
+    let mut ids = vec![0u32; starts[range.len()]];
     for (part, remap) in parts.iter().zip(remaps) {
         let mut start = 0;
         for &end in &part.ends {
             let seq = &part.ids[start..end];
             start = end;
             let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
-            for (k, &id) in tokens.iter().enumerate() {
-                let g = if remap.is_empty() { id } else { remap[id as usize] };
-                pairs.push(range.start + k, g);
+            for (&id, slot) in tokens.iter().zip(&mut next) {
+                ids[*slot] = if remap.is_empty() { id } else { remap[id as usize] };
+                *slot += 1;
             }
         }
     }
-    pairs.into_cells()
+    debug_assert_eq!(next[..range.len()], starts[1..], "every position's tokens counted by the lengths");
+    Grouped { starts, ids }
 }
 
 /// Counts `seqs` on every core, or `None` when they are too few to share (or a thread
@@ -149,11 +205,12 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
     let (first, rest) = parts.split_first_mut()?;
     let remaps = join(&mut first.reader, rest);
     let types = first.reader.interner.len();
-    let ranges = ranges(&first.reader.text.lengths, max_len, threads);
+    let lengths = first.reader.text.lengths.clone();
+    let ranges = ranges(&lengths, max_len, threads);
     let cells = std::thread::scope(|scope| {
-        let (parts, remaps) = (&parts, &remaps);
+        let (parts, remaps, lengths) = (&parts, &remaps, &lengths[..]);
         let handles: Vec<_> =
-            ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, types, r))).collect();
+            ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, lengths, types, r))).collect();
         let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         joined.into_iter().collect::<Result<Vec<_>, _>>()
     })
