@@ -36,6 +36,19 @@ pub fn for_each_group<T: Send>(
     }
 }
 
+/// Runs `f` on each of `pieces` (each its own piece, in parallel natively).
+pub fn for_each<T: Send>(pieces: Vec<T>, f: impl Fn(T) + Sync + Send) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        pieces.into_par_iter().for_each(f);
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        pieces.into_iter().for_each(f);
+    }
+}
+
 /// Threads the pieces run on: every core natively, one in wasm.
 pub fn threads() -> usize {
     #[cfg(not(target_arch = "wasm32"))]

@@ -50,11 +50,13 @@ impl Interner {
     }
 
     /// Token `id`.
+    #[inline]
     pub(super) fn get(&self, id: usize) -> &str {
         let start = if id == 0 { 0 } else { self.ends[id - 1] };
         &self.arena[start..self.ends[id]]
     }
 
+    #[inline]
     fn bytes(&self, id: usize) -> &[u8] {
         self.get(id).as_bytes()
     }

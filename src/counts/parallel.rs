@@ -29,7 +29,10 @@ struct Part {
 }
 
 fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, progress: &mut dyn FnMut(f64)) -> Part {
-    let mut part = Part { reader: Reader::new(max_len), ids: Vec::new(), ends: Vec::with_capacity(seqs.len()) };
+    // Room for the ids at once: natural text has more than one byte per token and separator.
+    let bytes: usize = seqs.iter().map(|s| s.as_ref().len()).sum();
+    let ids = Vec::with_capacity((bytes / 4).min(seqs.len().saturating_mul(max_len)));
+    let mut part = Part { reader: Reader::new(max_len), ids, ends: Vec::with_capacity(seqs.len()) };
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
         let start = part.ids.len();

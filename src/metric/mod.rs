@@ -21,9 +21,11 @@
 
 use crate::counts::PositionalCounts;
 use crate::error::{PosgeoError, Result};
-use faer::linalg::matmul::triangular::{self, BlockStructure};
-use faer::{Accum, Mat, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
+
+mod chord;
+use chord::hellinger;
+pub(crate) use chord::upper_gram;
 
 /// Which distance between positional distributions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -220,107 +222,6 @@ impl<'a> SqrtRows<'a> {
         })
         .sqrt()
     }
-}
-
-/// A token goes through the dense GEMM when it occurs at more than n / DENSE_DIVISOR
-/// positions. The sparse path costs about occ²/2 scattered multiply-adds for a token, the
-/// dense one n²/2 vectorised ones, so only tokens present at a large share of positions pay
-/// for the GEMM. Chosen by measurement on the IMDB-sized benchmark (n = 512): natively
-/// (`posgeo-bench`, AVX2 GEMM on two threads) 4 beat 2, 3, 8 and 16; in the browser
-/// (`bench/browser.mjs`, 128-bit wasm SIMD, one thread) 2 beat 4.
-#[cfg(not(target_arch = "wasm32"))]
-const DENSE_DIVISOR: usize = 4;
-#[cfg(target_arch = "wasm32")]
-const DENSE_DIVISOR: usize = 2;
-/// Below this value of 2 − 2·BC the chord is recomputed directly.
-const CANCELLATION_GUARD: f64 = 1e-4;
-
-/// Writes the upper triangle of A·Aᵀ into `dst` — with the diagonal or without — by faer's
-/// triangular product (half the work of the full one); the rest of `dst` is left as it was.
-pub(crate) fn upper_gram(a: MatRef<'_, f64>, dst: MatMut<'_, f64>, diagonal: bool) {
-    let structure = if diagonal { BlockStructure::TriangularUpper } else { BlockStructure::StrictTriangularUpper };
-    triangular::matmul(
-        dst,
-        structure,
-        Accum::Replace,
-        a,
-        BlockStructure::Rectangular,
-        a.transpose(),
-        BlockStructure::Rectangular,
-        1.0,
-        faer::get_global_parallelism(),
-    );
-}
-
-/// The strict upper triangle (i < j) of G = A·Aᵀ as a row-major n×n buffer (the lower
-/// triangle and the diagonal left at zero), and R_i = Σ_w a_i(w).
-fn gram_upper(rows: &SqrtRows) -> (Vec<f64>, Vec<f64>) {
-    let (n, counts) = (rows.n, rows.counts);
-    let s = rows.alpha.sqrt();
-    let nv = counts.vocab.len();
-    // Columns of A: for each token, the positions where it occurs.
-    let mut occurs = vec![0u32; nv];
-    for row in &counts.rows {
-        for &(w, _) in row {
-            occurs[w as usize] += 1;
-        }
-    }
-    let heavy_threshold = (n / DENSE_DIVISOR).max(4) as u32;
-    let mut dense_col = vec![u32::MAX; nv];
-    let mut n_dense = 0usize;
-    for (w, &o) in occurs.iter().enumerate() {
-        if o > heavy_threshold {
-            dense_col[w] = n_dense as u32;
-            n_dense += 1;
-        }
-    }
-    let mut heavy = Mat::<f64>::zeros(n, n_dense);
-    let mut light: Vec<Vec<(u32, f64)>> = occurs
-        .iter()
-        .zip(&dense_col)
-        .map(|(&o, &k)| if k == u32::MAX { Vec::with_capacity(o as usize) } else { Vec::new() })
-        .collect();
-    let mut r = vec![0.0; n];
-    for (i, row) in counts.rows.iter().enumerate() {
-        for &(w, c) in row {
-            let a = (c as f64 + rows.alpha).sqrt() - s;
-            r[i] += a;
-            match dense_col[w as usize] {
-                u32::MAX => light[w as usize].push((i as u32, a)),
-                k => heavy[(i, k as usize)] = a,
-            }
-        }
-    }
-    let mut g = vec![0.0; n * n];
-    if n_dense > 0 {
-        upper_gram(heavy.as_ref(), MatMut::from_row_major_slice_mut(&mut g, n, n), false);
-    }
-    // Sparse outer products; a column's positions ascend, so (p, q) lands above the diagonal.
-    for col in &light {
-        for (x, &(p, ap)) in col.iter().enumerate() {
-            let row = &mut g[p as usize * n..(p as usize + 1) * n];
-            for &(q, aq) in &col[x + 1..] {
-                row[q as usize] += ap * aq;
-            }
-        }
-    }
-    (g, r)
-}
-
-fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
-    let n = rows.n;
-    let s = rows.alpha.sqrt();
-    let (g, r) = gram_upper(rows);
-    let constant = rows.vocab * rows.alpha;
-    DistanceMatrix::from_fn(n, |i, j| {
-        let bc = (g[i * n + j] + s * (r[i] + r[j]) + constant) / (rows.z[i] * rows.z[j]).sqrt();
-        let x = 2.0 - 2.0 * bc;
-        if x < CANCELLATION_GUARD {
-            rows.direct_chord(i, j)
-        } else {
-            x.sqrt()
-        }
-    })
 }
 
 #[cfg(test)]
