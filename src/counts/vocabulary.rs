@@ -84,24 +84,20 @@ pub(super) fn vocabulary(
 }
 
 /// The rows in vocabulary ids (sorted, merged types summed) and the tokens they count.
-pub(super) fn renumber(raw_rows: Vec<Vec<(u32, u64)>>, remap: &[u32]) -> (Vec<Vec<(u32, u64)>>, u64) {
-    let mut tokens = 0;
-    let rows = raw_rows
-        .into_iter()
-        .map(|raw| {
-            let mut row: Vec<(u32, u64)> = raw.into_iter().map(|(id, c)| (remap[id as usize], c)).collect();
-            row.sort_unstable_by_key(|&(id, _)| id);
-            row.dedup_by(|b, a| {
-                if a.0 == b.0 {
-                    a.1 += b.1;
-                    true
-                } else {
-                    false
-                }
-            });
-            tokens += row.iter().map(|&(_, c)| c).sum::<u64>();
-            row
-        })
-        .collect();
+/// Each row on its own ([`crate::par`]: the rows side by side natively).
+pub(super) fn renumber(mut rows: Vec<Vec<(u32, u64)>>, remap: &[u32]) -> (Vec<Vec<(u32, u64)>>, u64) {
+    crate::par::for_each(rows.iter_mut().collect(), |row: &mut Vec<(u32, u64)>| {
+        row.iter_mut().for_each(|cell| cell.0 = remap[cell.0 as usize]);
+        row.sort_unstable_by_key(|&(id, _)| id);
+        row.dedup_by(|b, a| {
+            if a.0 == b.0 {
+                a.1 += b.1;
+                true
+            } else {
+                false
+            }
+        });
+    });
+    let tokens = rows.iter().flatten().map(|&(_, c)| c).sum();
     (rows, tokens)
 }

@@ -253,24 +253,23 @@ impl CountsTable {
     }
 
     /// The rows (type id, count) of positions `0..end`, each sorted by id, with `pads` added.
+    /// The cells are sorted by position, so each row is one run of them: the rows are made
+    /// side by side ([`crate::par`]), each in one allocation.
     pub(crate) fn rows(&self, end: usize, pads: Option<&Pads>) -> Vec<Vec<(u32, u64)>> {
-        let mut rows = vec![Vec::new(); end];
-        for &(key, c) in &self.cells {
-            let pos = (key >> 32) as usize;
-            if pos >= end {
-                break;
-            }
-            rows[pos].push((key as u32, c));
-        }
-        if let Some(p) = pads {
-            for (row, &c) in rows.iter_mut().zip(&p.counts).filter(|(_, &c)| c > 0) {
-                match row.binary_search_by_key(&p.id, |&(id, _)| id) {
+        let first = |pos: usize| self.cells.partition_point(|&(key, _)| key >> 32 < pos as u64);
+        crate::par::map(end, |pos| {
+            let cells = &self.cells[first(pos)..first(pos + 1)];
+            let mut row = Vec::with_capacity(cells.len() + usize::from(pads.is_some()));
+            row.extend(cells.iter().map(|&(key, c)| (key as u32, c)));
+            if let Some(&c) = pads.and_then(|p| p.counts.get(pos)).filter(|&&c| c > 0) {
+                let id = pads.map_or(0, |p| p.id);
+                match row.binary_search_by_key(&id, |&(id, _)| id) {
                     Ok(k) => row[k].1 += c,
-                    Err(k) => row.insert(k, (p.id, c)),
+                    Err(k) => row.insert(k, (id, c)),
                 }
             }
-        }
-        rows
+            row
+        })
     }
 
     /// N_i for positions `0..end` (pads included).
