@@ -78,6 +78,9 @@ pub struct SequenceStream<'r> {
     done: bool,
 }
 
+/// The chunks lines are read in (a line usually lies whole in one, and is copied once).
+const LINE_CHUNK: usize = 1 << 16;
+
 /// The longest line (a sequence) read: a quarter of the memory budget (4 GiB natively,
 /// 384 MiB in the page).
 const LINE_LIMIT: u64 = crate::limits::MEMORY_BUDGET / 4;
@@ -100,7 +103,7 @@ fn read_line(reader: &mut BufReader<Scan<'_>>, buf: &mut Vec<u8>, line: usize, l
         if chunk.is_empty() {
             return Ok(buf.len());
         }
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(k) => (k + 1, true),
             None => (chunk.len(), false),
         };
@@ -171,9 +174,15 @@ impl<'r> SequenceStream<'r> {
         };
         let scan = Scan { inner, gzip, out: 0, content: false, quotes, error: None };
         let source = match format {
-            InputFormat::Text => Source::Lines { reader: BufReader::new(scan), jsonl: None, line: 0, buf: Vec::new() },
+            InputFormat::Text => Source::Lines {
+                reader: BufReader::with_capacity(LINE_CHUNK, scan),
+                jsonl: None,
+                line: 0,
+                buf: Vec::new(),
+            },
             InputFormat::Jsonl { field } => {
-                Source::Lines { reader: BufReader::new(scan), jsonl: Some(field.clone()), line: 0, buf: Vec::new() }
+                let reader = BufReader::with_capacity(LINE_CHUNK, scan);
+                Source::Lines { reader, jsonl: Some(field.clone()), line: 0, buf: Vec::new() }
             }
             InputFormat::Csv { delimiter, column, has_header } => Source::Csv {
                 reader: csv::ReaderBuilder::new()
