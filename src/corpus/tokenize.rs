@@ -91,33 +91,39 @@ impl Tokenizer {
             left -= 1;
         }
         let mut buf = String::new();
-        let mut emit = |tok: &str| {
-            if self.lowercase && tok.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
-                buf.clear();
-                if tok.is_ascii() {
-                    // The same as `to_lowercase` for ASCII, without a new string per token.
-                    buf.push_str(tok);
-                    buf.make_ascii_lowercase();
-                } else {
-                    buf.push_str(&tok.to_lowercase());
-                }
-                f(&buf);
-            } else {
-                f(tok);
-            }
-        };
+        // Each kind's loop calls `emit` inlined, so `f` is inlined into it.
         match self.kind {
-            TokenizerKind::Whitespace => seq.split_whitespace().take(left).for_each(&mut emit),
-            TokenizerKind::Words => seq.unicode_words().take(left).for_each(&mut emit),
+            TokenizerKind::Whitespace => {
+                seq.split_whitespace().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut f));
+            }
+            TokenizerKind::Words => seq.unicode_words().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut f)),
             TokenizerKind::Model => {
                 if let Some(m) = &self.model {
-                    m.for_each_token(seq, self.special_tokens, left, &mut emit);
+                    m.for_each_token(seq, self.special_tokens, left, |tok: &str| self.emit(tok, &mut buf, &mut f));
                 }
             }
             TokenizerKind::Chars => {
                 let mut tmp = [0u8; 4];
-                seq.chars().take(left).for_each(|c| emit(c.encode_utf8(&mut tmp)));
+                seq.chars().take(left).for_each(|c| self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut f));
             }
+        }
+    }
+
+    /// Passes `tok` to `f`, lowercased (in `buf`) when the switch is on and it needs it.
+    #[inline(always)]
+    fn emit(&self, tok: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+        if self.lowercase && tok.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+            buf.clear();
+            if tok.is_ascii() {
+                // The same as `to_lowercase` for ASCII, without a new string per token.
+                buf.push_str(tok);
+                buf.make_ascii_lowercase();
+            } else {
+                buf.push_str(&tok.to_lowercase());
+            }
+            f(buf);
+        } else {
+            f(tok);
         }
     }
 

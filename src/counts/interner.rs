@@ -29,18 +29,36 @@ pub(super) struct Interner {
     ends: Vec<usize>,
 }
 
+/// The first 8 bytes, zero padded, little-endian: read in at most three loads (the ranges
+/// overlap; an overlapping byte is or-ed with itself), without a copy.
+#[inline]
 fn head(bytes: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = bytes.len().min(8);
-    b[..n].copy_from_slice(&bytes[..n]);
-    u64::from_le_bytes(b)
+    let n = bytes.len();
+    let le4 = |at: usize| bytes.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64);
+    match n {
+        0 => 0,
+        1..=3 => {
+            let byte = |k: usize| u64::from(bytes[k]) << (8 * k);
+            byte(0) | byte(n / 2) | byte(n - 1)
+        }
+        4..=7 => le4(0) | le4(n - 4) << (8 * (n - 4)),
+        _ => le4(0) | le4(4) << 32,
+    }
 }
 
-fn hash(bytes: &[u8]) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    h.write(bytes);
-    // Spread into the high bits, which pick the slot.
-    h.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15)
+/// The slot hash: for a token of at most 8 bytes its head and length (which identify it),
+/// multiplied; for a longer one FxHash of its bytes. Spread into the high bits, which pick
+/// the slot.
+#[inline]
+fn hash(bytes: &[u8], head: u64) -> u64 {
+    let key = if bytes.len() <= 8 {
+        head ^ (bytes.len() as u64).rotate_right(8)
+    } else {
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(bytes);
+        h.finish()
+    };
+    key.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 impl Interner {
@@ -76,7 +94,7 @@ impl Interner {
         let bytes = tok.as_bytes();
         let (h, len) = (head(bytes), bytes.len().min(u32::MAX as usize) as u32);
         let mask = self.slots.len() - 1;
-        let mut i = self.start(hash(bytes));
+        let mut i = self.start(hash(bytes, h));
         loop {
             let s = self.slots[i];
             if s.id == 0 {
@@ -99,7 +117,7 @@ impl Interner {
         let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
         let mask = size - 1;
         for s in old.into_iter().filter(|s| s.id != 0) {
-            let mut i = self.start(hash(self.bytes(s.id as usize - 1)));
+            let mut i = self.start(hash(self.bytes(s.id as usize - 1), s.head));
             while self.slots[i].id != 0 {
                 i = (i + 1) & mask;
             }
@@ -120,7 +138,20 @@ impl Interner {
 
 #[cfg(test)]
 mod tests {
-    use super::Interner;
+    use super::{head, Interner};
+
+    #[test]
+    fn head_is_the_first_eight_bytes_zero_padded() {
+        let text = b"abcdefghijkl\x00\xff\x80z";
+        for start in 0..4 {
+            for len in 0..=text.len() - start {
+                let bytes = &text[start..start + len];
+                let mut want = [0u8; 8];
+                want[..len.min(8)].copy_from_slice(&bytes[..len.min(8)]);
+                assert_eq!(head(bytes), u64::from_le_bytes(want), "{bytes:?}");
+            }
+        }
+    }
     use std::collections::HashMap;
 
     #[test]

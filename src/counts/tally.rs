@@ -44,6 +44,7 @@ impl Reader {
     }
 
     /// The id of the type `tok`, added (with no record lows yet) if it is new.
+    #[inline]
     pub(super) fn add_type(&mut self, tok: &str) -> u32 {
         let (id, new) = self.interner.intern(tok);
         if new {
