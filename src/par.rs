@@ -2,7 +2,9 @@
 //! pieces that depends on the input only (never on the number of threads); natively the
 //! pieces run on every core (rayon, the pool faer already uses), in wasm one after another.
 //! Results come back in piece order, so every sum over them combines the same partial sums in
-//! the same order on every machine — the page and the CLI report the same bits.
+//! the same order on every machine — the page and the CLI report the same bits. (Where
+//! the pieces only split disjoint outputs, each computed the same way whatever the split,
+//! their number may follow the threads: see the chord's outer products in `metric`.)
 
 /// `f(0), f(1), …, f(count − 1)`, in that order, computed in parallel natively.
 pub fn map<T: Send>(count: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {

@@ -1,8 +1,9 @@
 //! Release-mode benchmark of the pipeline's stages (native only). Prints one JSON object:
 //! per-stage seconds for a corpus (best of `--repeat` runs), and optionally the
 //! eigensolvers compared on the MDS matrix B: faer (used) against nalgebra. `pipeline` is the
-//! whole analysis as the CLI runs it (`analysis::analyze`, from reading the file), best of
-//! `--repeat`, with the second each of its stages began.
+//! whole analysis on the corpus read into memory (`Corpus::read` then `analysis::analyze`,
+//! every measure; the CLI streams the file instead), best of another `--repeat` runs, with
+//! the second each of its stages began.
 //!
 //! `posgeo-bench CORPUS [--tokenizer whitespace] [--repeat 3] [--eigen]`
 //!
@@ -132,7 +133,7 @@ mod bench {
         std::fs::write("/proc/self/clear_refs", "5").ok();
     }
 
-    /// The whole pipeline as the CLI runs it (`analysis::analyze`: every encoding measured,
+    /// The whole pipeline on the corpus in memory (`analysis::analyze`: every encoding measured,
     /// Procrustes, the rank curve, monotonicity), from reading the file: its seconds, and when
     /// each stage began (seconds from the start).
     fn pipeline(path: &str, params: &AnalysisParams) -> (f64, Vec<(String, f64)>) {

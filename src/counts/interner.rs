@@ -139,6 +139,7 @@ impl Interner {
 #[cfg(test)]
 mod tests {
     use super::{head, Interner};
+    use std::collections::HashMap;
 
     #[test]
     fn head_is_the_first_eight_bytes_zero_padded() {
@@ -152,7 +153,6 @@ mod tests {
             }
         }
     }
-    use std::collections::HashMap;
 
     #[test]
     fn ids_are_first_occurrence_order_as_a_map_gives_them() {

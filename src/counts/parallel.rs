@@ -29,9 +29,10 @@ struct Part {
 }
 
 fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, progress: &mut dyn FnMut(f64)) -> Part {
-    // Room for the ids at once: natural text has more than one byte per token and separator.
-    let bytes: usize = seqs.iter().map(|s| s.as_ref().len()).sum();
-    let ids = Vec::with_capacity((bytes / 4).min(seqs.len().saturating_mul(max_len)));
+    // Room for the ids at once, guessed at one per 4 bytes of text (natural text has about 5
+    // with its separator) and at most max_len a sequence; the vector grows past it if needed.
+    let guess: usize = seqs.iter().map(|s| (s.as_ref().len() / 4 + 1).min(max_len)).sum();
+    let ids = Vec::with_capacity(guess);
     let mut part = Part { reader: Reader::new(max_len), ids, ends: Vec::with_capacity(seqs.len()) };
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
@@ -109,14 +110,16 @@ fn count_range(
     range: std::ops::Range<usize>,
 ) -> Vec<(u64, u64)> {
     let grouped = group_by_position(parts, remaps, lengths, range.clone());
-    // A position holds at most one token per sequence, so u32 counters do not overflow
-    // (a part is in memory: fewer than 2^32 sequences).
-    let mut counters = vec![0u32; types];
+    // A position holds at most one token per sequence, and [`count_with`] takes fewer than
+    // 2^32 sequences, so u32 counters do not overflow. They are made at the first position
+    // that uses them.
+    let mut counters: Vec<u32> = Vec::new();
     let (mut cells, mut sorted) = (Vec::new(), Vec::new());
     for (k, w) in grouped.starts.windows(2).enumerate() {
         let tokens = &grouped.ids[w[0]..w[1]];
         let key = ((range.start + k) as u64) << 32;
         if types <= 16 * tokens.len() {
+            counters.resize(types, 0);
             for &id in tokens {
                 counters[id as usize] += 1;
             }
@@ -189,7 +192,8 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
     threads: usize,
     progress: &mut dyn FnMut(f64),
 ) -> Option<CountsTable> {
-    if threads < 2 || seqs.is_empty() {
+    // (u32 counters: see `count_range`.)
+    if threads < 2 || seqs.is_empty() || u32::try_from(seqs.len()).is_err() {
         return None;
     }
     let size = seqs.len().div_ceil(threads);

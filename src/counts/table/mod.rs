@@ -261,8 +261,8 @@ impl CountsTable {
             let cells = &self.cells[first(pos)..first(pos + 1)];
             let mut row = Vec::with_capacity(cells.len() + usize::from(pads.is_some()));
             row.extend(cells.iter().map(|&(key, c)| (key as u32, c)));
-            if let Some(&c) = pads.and_then(|p| p.counts.get(pos)).filter(|&&c| c > 0) {
-                let id = pads.map_or(0, |p| p.id);
+            let pad = pads.and_then(|p| Some((p.id, *p.counts.get(pos)?))).filter(|&(_, c)| c > 0);
+            if let Some((id, c)) = pad {
                 match row.binary_search_by_key(&id, |&(id, _)| id) {
                     Ok(k) => row[k].1 += c,
                     Err(k) => row.insert(k, (id, c)),
