@@ -1,6 +1,6 @@
 // Browser benchmark: the built site (dist/) in headless Chromium. Measures the first
 // dashboard on load (from page.goto to #status done, and by the page's own clock), upload-to-dashboard for the SST-2-sized and IMDB-sized corpora of
-// bench/make_corpora.py (whitespace tokenizer), the native CLI on the same files in the
+// bench/make_corpora.py and the IMDB-sized one of real prose of bench/stitch_corpus.py (whitespace tokenizer), the native CLI on the same files in the
 // same run, and the page's longest main-thread task (Long Tasks API) during each run.
 // Usage: node bench/browser.mjs   (after `trunk build --release` and bench/run.sh's corpora)
 import { execFileSync } from 'node:child_process';
@@ -62,7 +62,7 @@ rows.push({ what: `first dashboard on load (synthetic default), median of ${REPS
   browser: firstLoad.secs, longest: Math.max(...loads.map((l) => l.longest)), stages: firstLoad.stages });
 
 await page.selectOption('#opt-tokenizer', 'whitespace');
-for (const name of ['sst2', 'imdb']) {
+for (const name of ['sst2', 'imdb', 'stitched']) {
   const file = path.join(ROOT, 'bench-data', `${name}.txt`);
   const runs = [];
   for (let k = 0; k < REPS; k++) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The engine benchmark: posgeo (release) against a straightforward numpy/scipy pipeline
 # (bench/baseline.py) and a careful one (bench/careful.py), per stage, on an IMDB-sized and an SST-2-sized corpus generated
-# reproducibly by bench/make_corpora.py; plus the eigensolvers (faer vs nalgebra), an
+# reproducibly by bench/make_corpora.py and an IMDB-sized one of real prose (bench/stitch_corpus.py); plus the eigensolvers (faer vs nalgebra), an
 # n = 2048 run and an n = 4096 run at the defaults (time and peak memory). Writes
 # bench-data/results.md and the current table of docs/PERFORMANCE.md (between its bench/run.sh
 # markers). Needs numpy and scipy (installed with pip).
@@ -9,11 +9,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy
 python3 bench/make_corpora.py bench-data >/dev/null
+# An IMDB-sized corpus of real English prose (case, punctuation, non-ASCII kept).
+[ -f bench-data/stitched.txt ] || python3 bench/stitch_corpus.py bench-data/stitched.txt
 cargo build --release -q --bin posgeo --bin posgeo-bench
 [ -f bench-data/synth2048.txt ] || ./target/release/posgeo synth --positions 2048 --sequences 1500 --vocab 2000 --width 100 --regimes 8 > bench-data/synth2048.txt
 out=bench-data/results.jsonl
 : > "$out"
-for c in imdb sst2; do
+for c in imdb stitched sst2; do
   ./target/release/posgeo-bench "bench-data/$c.txt" --repeat 3 --eigen | sed "s/^{/{\"impl\":\"posgeo\",/" >> "$out"
   python3 bench/baseline.py "bench-data/$c.txt" --repeat 1 | sed "s/^{/{\"impl\":\"numpy\",/" >> "$out"
   python3 bench/careful.py "bench-data/$c.txt" --repeat 1 | sed "s/^{/{\"impl\":\"careful\",/" >> "$out"
@@ -57,13 +59,14 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 stages = ["read_tokenize_count", "distances", "mds", "encodings_stress_monotonicity", "total"]
 lines = ["| corpus | n | |V| | stage | posgeo (s) | numpy/scipy (s) | speed-up | careful numpy/scipy (s) | speed-up |",
          "|---|---|---|---|---|---|---|---|---|"]
-for c in ["imdb", "sst2"]:
+for c in ["imdb", "stitched", "sst2"]:
     p = next(r for r in rows if r["impl"] == "posgeo" and c in r["corpus"])
     b = next(r for r in rows if r["impl"] == "numpy" and c in r["corpus"])
     k = next(r for r in rows if r["impl"] == "careful" and c in r["corpus"])
     for s in stages:
         lines.append(f"| {c} | {p['n']} | {p['vocab_size']} | {s} | {p[s]:.3f} | {b[s]:.3f} | {b[s]/p[s]:.1f}× | {k[s]:.3f} | {k[s]/p[s]:.1f}× |")
     lines.append(f"| {c} | {p['n']} | | eigensolver only: faer / nalgebra | {p['eigen_faer']:.3f} | (nalgebra {p['eigen_nalgebra']:.3f}) | {p['eigen_nalgebra']/p['eigen_faer']:.1f}× | | |")
+    lines.append(f"| {c} | {p['n']} | | pipeline: the whole analysis in memory, against the baselines' totals | {p['pipeline']:.3f} | {b['total']:.3f} | {b['total']/p['pipeline']:.1f}× | {k['total']:.3f} | {k['total']/p['pipeline']:.1f}× |")
 for r in rows:
     if r["impl"].startswith("posgeo-smacof"):
         lines.append(f"| synth n=2048, {r['impl'][13:]} SMACOF iterations | {r['n']} | {r['vocab_size']} | total (MDS {r['mds']:.2f}, faer eigen {r['eigen_faer']:.2f}, nalgebra eigen {r['eigen_nalgebra']:.2f}) | {r['total']:.2f} | | | | |")
