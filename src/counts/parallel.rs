@@ -68,17 +68,21 @@ fn join(first: &mut Reader, rest: &mut [Part]) -> Vec<Vec<u32>> {
     remaps
 }
 
-/// `threads` ranges of positions below `max_len` with about equal numbers of tokens
-/// (`lengths[l]`: sequences of length l), in order, covering every position.
-fn ranges(lengths: &[u64], max_len: usize, threads: usize) -> Vec<std::ops::Range<usize>> {
-    // Tokens at position i: sequences longer than i.
+/// The tokens at each position below `max_len` (`lengths[l]`: sequences of length l):
+/// position i holds one token of each sequence longer than i.
+fn tokens_at(lengths: &[u64], max_len: usize) -> Vec<u64> {
     let mut longer: u64 = lengths.iter().sum();
-    let at: Vec<u64> = (0..max_len)
+    (0..max_len)
         .map(|i| {
             longer -= lengths.get(i).copied().unwrap_or(0);
             longer
         })
-        .collect();
+        .collect()
+}
+
+/// `threads` ranges of the positions with about equal numbers of tokens (`at[i]`: the
+/// tokens at position i), in order, covering every position.
+fn ranges(at: &[u64], threads: usize) -> Vec<std::ops::Range<usize>> {
     let total: u64 = at.iter().sum();
     let mut out = Vec::with_capacity(threads);
     let (mut start, mut seen) = (0, 0u64);
@@ -90,12 +94,12 @@ fn ranges(lengths: &[u64], max_len: usize, threads: usize) -> Vec<std::ops::Rang
             start = i + 1;
         }
     }
-    out.push(start..max_len);
+    out.push(start..at.len());
     out
 }
 
-/// Step 3: the cells of the positions in `range`, over every part (`lengths[l]`: the
-/// sequences of length l, every part's).
+/// Step 3: the cells of the positions in `range`, over every part (`at[i]`: the tokens at
+/// position i, every part's).
 ///
 /// The range's tokens are first grouped by position, in one counting sort: position i holds
 /// one token of each sequence longer than i. Each position's tokens are then counted in one
@@ -105,11 +109,11 @@ fn ranges(lengths: &[u64], max_len: usize, threads: usize) -> Vec<std::ops::Rang
 fn count_range(
     parts: &[Part],
     remaps: &[Vec<u32>],
-    lengths: &[u64],
+    at: &[u64],
     types: usize,
     range: std::ops::Range<usize>,
 ) -> Vec<(u64, u64)> {
-    let grouped = group_by_position(parts, remaps, lengths, range.clone());
+    let grouped = group_by_position(parts, remaps, &at[range.clone()], range.start);
     // A position holds at most one token per sequence, and [`count_with`] takes fewer than
     // 2^32 sequences, so u32 counters do not overflow. They are made at the first position
     // that uses them.
@@ -145,14 +149,13 @@ struct Grouped {
     ids: Vec<u32>,
 }
 
-fn group_by_position(parts: &[Part], remaps: &[Vec<u32>], lengths: &[u64], range: std::ops::Range<usize>) -> Grouped {
-    // Tokens at position i: the sequences longer than i.
-    let longer = |i: usize| lengths.iter().skip(i + 1).sum::<u64>() as usize;
-    let mut starts = vec![0; range.len() + 1];
-    let mut at = longer(range.start);
-    for (k, i) in range.clone().enumerate() {
-        starts[k + 1] = starts[k] + at;
-        at -= lengths.get(i + 1).map_or(0, |&l| l as usize);
+/// Groups the tokens of the positions `from..from + at.len()` (`at[k]`: the tokens at
+/// position `from + k`).
+fn group_by_position(parts: &[Part], remaps: &[Vec<u32>], at: &[u64], from: usize) -> Grouped {
+    let range = from..from + at.len();
+    let mut starts = vec![0; at.len() + 1];
+    for (k, &a) in at.iter().enumerate() {
+        starts[k + 1] = starts[k] + a as usize;
     }
     let mut next = starts.clone();
     let mut ids = vec![0u32; starts[range.len()]];
@@ -212,12 +215,12 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
     let (first, rest) = parts.split_first_mut()?;
     let remaps = join(&mut first.reader, rest);
     let types = first.reader.interner.len();
-    let lengths = first.reader.text.lengths.clone();
-    let ranges = ranges(&lengths, max_len, threads);
+    let at = tokens_at(&first.reader.text.lengths, max_len);
+    let ranges = ranges(&at, threads);
     let cells = std::thread::scope(|scope| {
-        let (parts, remaps, lengths) = (&parts, &remaps, &lengths[..]);
+        let (parts, remaps, at) = (&parts, &remaps, &at[..]);
         let handles: Vec<_> =
-            ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, lengths, types, r))).collect();
+            ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, at, types, r))).collect();
         let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         joined.into_iter().collect::<Result<Vec<_>, _>>()
     })
@@ -231,20 +234,20 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
 
 #[cfg(test)]
 mod tests {
-    use super::ranges;
+    use super::{ranges, tokens_at};
 
     #[test]
     fn ranges_cover_every_position_once_with_balanced_tokens() {
         // 100 sequences of each length 0..=20: position i has 100·(20 − i) tokens.
         let lengths = vec![100u64; 21];
         for threads in 1..6 {
-            let r = ranges(&lengths, 24, threads);
+            let r = ranges(&tokens_at(&lengths, 24), threads);
             assert_eq!(r.len(), threads);
             assert_eq!(r[0].start, 0);
             assert_eq!(r.last().map(|r| r.end), Some(24));
             assert!(r.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end), "{r:?}");
         }
-        let r = ranges(&lengths, 24, 2);
+        let r = ranges(&tokens_at(&lengths, 24), 2);
         assert_eq!(r[0], 0..6, "positions 0..6 hold 10,500 of the 21,000 tokens");
     }
 }
