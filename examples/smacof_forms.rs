@@ -6,7 +6,7 @@
 
 use posgeo::metric::DistanceMatrix;
 use posgeo::points::Points;
-use posgeo::smacof::{smacof, smacof_by_rows};
+use posgeo::smacof::{smacof, smacof_one_worker};
 use std::time::Instant;
 fn main() {
     let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(2048);
@@ -17,10 +17,10 @@ fn main() {
     let target = DistanceMatrix::from_fn(n, |i, j| 0.5 + unit(7 + i.min(j) * n + i.max(j)));
     for _ in 0..2 {
         let t = Instant::now();
-        let a = smacof(&x, &target, it, 0.0, &mut |_| {});
+        let a = smacof_one_worker(&x, &target, it, 0.0, &mut |_| {});
         let ta = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let b = smacof_by_rows(&x, &target, it, 0.0, &mut |_| {});
+        let b = smacof(&x, &target, it, 0.0, &mut |_| {});
         let tb = t.elapsed().as_secs_f64();
         println!(
             "n = {n}, d = {d}, {}/{} iterations: one worker {ta:.3} s, by rows {tb:.3} s ({:.2}×)",

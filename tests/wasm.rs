@@ -226,13 +226,13 @@ fn smacof_by_blocks_of_rows_follows_the_one_worker_loop_in_wasm() {
     // What the page's helper workers compute, in wasm: the same iterations and stop as the
     // one-worker loop, and the same configuration up to round-off.
     use posgeo::metric::DistanceMatrix;
-    use posgeo::smacof::{smacof, smacof_by_rows, SMACOF_TOL};
+    use posgeo::smacof::{smacof, smacof_one_worker, SMACOF_TOL};
     let n = 90;
     let unit = |k: usize| ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
     let target = DistanceMatrix::from_fn(n, |i, j| 0.3 + unit(i.min(j) * n + i.max(j)));
     let start = posgeo::mds::Spectrum::of_distances(&target).unwrap().coordinates(4);
-    let one = smacof(&start, &target, 500, SMACOF_TOL, &mut |_| {});
-    let rows = smacof_by_rows(&start, &target, 500, SMACOF_TOL, &mut |_| {});
+    let one = smacof_one_worker(&start, &target, 500, SMACOF_TOL, &mut |_| {});
+    let rows = smacof(&start, &target, 500, SMACOF_TOL, &mut |_| {});
     assert_eq!((one.iterations, one.stop), (rows.iterations, rows.stop));
     assert!(one.iterations >= 2, "{} iterations", one.iterations);
     let gap = one.points.data.iter().zip(&rows.points.data).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);

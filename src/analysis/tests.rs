@@ -108,7 +108,7 @@ fn smacof_fitted_later_equals_the_pipelines() {
     let mut staged = later();
     let (start, d, cap, (from, to)) = staged.smacof().expect("SMACOF left to fit");
     assert!(from < to && to <= 1.0 && cap == p.encodings.smacof_max_iter);
-    let fit = crate::smacof::smacof_by_rows(start, d, cap, crate::smacof::SMACOF_TOL, &mut |_| {});
+    let fit = crate::smacof::smacof(start, d, cap, crate::smacof::SMACOF_TOL, &mut |_| {});
     staged.set_smacof(fit);
     assert!(staged.smacof().is_none(), "fitted once");
     let by_rows = staged.finish(Vec::new(), &mut |_| true).unwrap();

@@ -17,10 +17,12 @@
 //! then B(X)·X).
 //!
 //! The rule lives in one place, [`SmacofRun`], a state machine that is told σ of each
-//! configuration and asked for the next; [`smacof`] computes an iteration in one worker
-//! (natively on every core), [`smacof_by_rows`] by blocks of rows ([`rows`]) — the form the
-//! page spreads over its helper workers, so a long context's SMACOF uses every core there too.
-//! Both read only the upper triangle of the pairs: 3n²d flops an iteration.
+//! configuration and asked for the next. [`smacof`], the pipeline's form, computes an
+//! iteration by blocks of rows ([`rows`]): σ, B(X) and B(X)·X in one pass over the pairs,
+//! one share of the blocks per core natively (the page spreads the same blocks over its
+//! helper workers). [`smacof_one_worker`] computes it as the whole n×n matrices (δ, then B,
+//! then one B·X product); the tests hold the two forms to each other. Both read only the
+//! upper triangle of the pairs: 3n²d flops an iteration.
 
 pub mod rows;
 mod run;
@@ -115,11 +117,10 @@ pub fn target_sum(target: &DistanceMatrix) -> f64 {
     s
 }
 
-/// SMACOF from a start configuration, stopping by the rule of the module docs with `tol` the
-/// absolute decrease of σ ([`SMACOF_TOL`] in the pipeline). `progress` receives the fraction
-/// of `max_iter` done. One worker: δ by the upper-triangle Gram product, B and B·X on every
-/// core natively; two n×n buffers for the whole run.
-pub fn smacof(
+/// SMACOF as whole matrices, the tests' second form of [`smacof`] (the same rule and
+/// arguments): δ by the upper-triangle Gram product, then B, then B·X (faer's products on
+/// every core natively, the rest on one); two n×n buffers for the whole run.
+pub fn smacof_one_worker(
     start: &Points,
     target: &DistanceMatrix,
     max_iter: usize,
@@ -147,10 +148,14 @@ pub fn smacof(
     run.finish()
 }
 
-/// SMACOF computed block by block ([`rows`]), the blocks on every core natively — what the
-/// page's helper workers share. The same rule and, up to round-off, the same numbers as
-/// [`smacof`].
-pub fn smacof_by_rows(
+/// SMACOF from a start configuration, stopping by the rule of the module docs with `tol` the
+/// absolute decrease of σ ([`SMACOF_TOL`] in the pipeline); `progress` receives the fraction
+/// of `max_iter` done. Computed block by block ([`rows`]), the blocks cut into one share per
+/// core ([`RowPlan::shares`]), so σ, B(X) and B(X)·X of an iteration are made in one pass
+/// over the pairs. The next configuration's last bits may depend on the number of shares
+/// (each sum is the same set of products). The start is evaluated alone first: it is often
+/// exact already (PMDS with d ≥ r_τ), and then no step is computed.
+pub fn smacof(
     start: &Points,
     target: &DistanceMatrix,
     max_iter: usize,
@@ -158,11 +163,23 @@ pub fn smacof_by_rows(
     progress: &mut dyn FnMut(f64),
 ) -> SmacofFit {
     let plan = RowPlan::new(start.n);
+    let shares = plan.shares(crate::par::threads());
+    let pass = |x: &Points, step: bool| {
+        let norms = rows::norms(x);
+        let parts = crate::par::map(shares.len(), |h| rows::part_of(x, &norms, target, &plan, shares[h].clone(), step));
+        rows::combine(x, &parts)
+    };
     let mut run = SmacofRun::new(start.clone(), target_sum(target), max_iter, tol);
+    if let Some(x) = run.to_evaluate() {
+        let (stress, _) = pass(x, false);
+        let going = run.evaluated(stress);
+        progress(run.progress());
+        if let Some((_, Some(next))) = run.step_from().filter(|_| going).map(|x| pass(x, true)) {
+            run.stepped(next);
+        }
+    }
     while let Some(x) = run.to_evaluate() {
-        let (norms, step) = (rows::norms(x), run.may_step());
-        let parts = crate::par::map(plan.len(), |b| rows::part_of(x, &norms, target, &plan, b..b + 1, step));
-        let (stress, next) = rows::combine(x, &parts);
+        let (stress, next) = pass(x, run.may_step());
         let going = run.advance(stress, next);
         progress(run.progress());
         if !going {

@@ -1,6 +1,6 @@
 //! One SMACOF iteration **by blocks of rows**, so that several workers can share it (the
-//! page's helper workers; natively, every core in the tests). Block R = a..a+m of rows
-//! computes the pairs (i, j) with i ∈ R and j ≥ a — the upper triangle of B(X) in strips,
+//! page's helper workers; natively, one share per core: [`super::smacof`]). Block R = a..a+m
+//! of rows computes the pairs (i, j) with i ∈ R and j ≥ a — the upper triangle of B(X) in strips,
 //! since B is symmetric:
 //!
 //! - δ_ij = ‖x_i − x_j‖ for j ≥ a, by the Gram identity δ² = ‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩

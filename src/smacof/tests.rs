@@ -6,7 +6,7 @@ fn alibi(n: usize, m: f64) -> Points {
 
 /// Both ways of computing an iteration: every rule test runs on each.
 type Solver = fn(&Points, &DistanceMatrix, usize, f64, &mut dyn FnMut(f64)) -> SmacofFit;
-const SOLVERS: [(&str, Solver); 2] = [("one worker", smacof), ("by rows", smacof_by_rows)];
+const SOLVERS: [(&str, Solver); 2] = [("one worker", smacof_one_worker), ("by rows", smacof)];
 
 fn sigma(x: &Points, target: &DistanceMatrix) -> f64 {
     raw_sum(x.distances().as_slice(), target) / target.upper().iter().map(|v| v * v).sum::<f64>()
@@ -159,9 +159,9 @@ fn by_rows_follows_the_one_worker_loop() {
     for (n, d, seed) in [(40, 3, 1usize), (70, 5, 2), (130, 2, 3)] {
         let target = DistanceMatrix::from_fn(n, |i, j| 0.3 + unit(seed * 100_000 + i.min(j) * n + i.max(j)));
         let start = crate::mds::Spectrum::of_distances(&target).expect("spectrum").coordinates(d);
-        let one = smacof(&start, &target, 500, SMACOF_TOL, &mut |_| {});
+        let one = smacof_one_worker(&start, &target, 500, SMACOF_TOL, &mut |_| {});
         let mut seen = Vec::new();
-        let rows = smacof_by_rows(&start, &target, 500, SMACOF_TOL, &mut |f| seen.push(f));
+        let rows = smacof(&start, &target, 500, SMACOF_TOL, &mut |f| seen.push(f));
         assert_eq!((one.iterations, one.stop), (rows.iterations, rows.stop), "n = {n}");
         assert!(one.iterations >= 2, "n = {n}: {} iterations", one.iterations);
         let gap = one.points.data.iter().zip(&rows.points.data).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
