@@ -272,3 +272,27 @@ fn claims_list_the_papers_findings_with_the_reports_numbers() {
     // Without --claims the JSON has no claims.
     assert!(json(&posgeo(&["analyze", "--json"], c.as_bytes())).get("claims").is_none());
 }
+
+/// Under an address-space cap of about 2.9 GB (`ulimit -v 3000000`, as on shared clusters)
+/// an analysis with n = 512 positions — whose matrix products run on every core — ends as
+/// it does without the cap. The products' packing buffers used to take 2 × the reported L3
+/// cache per thread: about 1 GB a thread on a VM that reports its host's 480 MiB L3, and the
+/// run aborted with "memory allocation of 1006632960 bytes failed".
+#[test]
+#[cfg(unix)]
+fn an_address_space_cap_does_not_abort_the_analysis() {
+    let synth = ["synth", "--sequences", "300", "--positions", "512", "--vocab", "400", "--seed", "5"];
+    let text = posgeo(&synth, b"");
+    assert!(text.status.success());
+    let file = tmp("capped.txt", &text.stdout);
+    let capped = Command::new("sh")
+        .args(["-c", "ulimit -v 3000000 && exec \"$0\" analyze \"$1\" --json", env!("CARGO_BIN_EXE_posgeo"), &file])
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .expect("sh starts");
+    let free = json(&posgeo(&["analyze", &file, "--json"], b""));
+    let capped = json(&capped);
+    assert_eq!(capped["n"], 512);
+    assert_eq!(capped["eigenvalues"], free["eigenvalues"]);
+    assert_eq!(capped["effective_rank"], free["effective_rank"]);
+}
