@@ -4,16 +4,52 @@
 //! about size instead of an out-of-memory trap or a misleading parse error.
 //!
 //! The budget is 1.5 GiB in the browser (a wasm32 tab's memory is at most 4 GiB, and the
-//! page holds the file too) and 16 GiB natively.
+//! page holds the file too) and 16 GiB natively — or, natively, half the address-space limit
+//! when one is set lower (`ulimit -v`, as on shared clusters): the rest of the address space
+//! goes to what the estimates leave out (threads' stacks and allocator arenas, the matrix
+//! products' packing buffers, the encodings measured side by side). [`budget`] is the one
+//! to compare with.
 
 use crate::error::{PosgeoError, Result};
 
-/// Bytes one allocation (or one job's working set) may take.
+/// The budget where no address-space limit lowers it ([`budget`]).
 #[cfg(target_arch = "wasm32")]
 pub const MEMORY_BUDGET: u64 = 3 << 29;
-/// Bytes one allocation (or one job's working set) may take.
+/// The budget where no address-space limit lowers it ([`budget`]).
 #[cfg(not(target_arch = "wasm32"))]
 pub const MEMORY_BUDGET: u64 = 16 << 30;
+
+/// Bytes one allocation (or one job's working set) may take: [`MEMORY_BUDGET`], or natively
+/// half the process's address-space limit when that is lower (module docs).
+pub fn budget() -> u64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        static BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        *BUDGET.get_or_init(|| {
+            let cap = std::fs::read_to_string("/proc/self/limits").ok().and_then(|t| address_space_limit(&t));
+            cap.map_or(MEMORY_BUDGET, |cap| MEMORY_BUDGET.min(cap / 2))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    MEMORY_BUDGET
+}
+
+/// The budget as a message states it: its size, and why when an address-space limit set it.
+fn budget_text() -> String {
+    let b = budget();
+    if b < MEMORY_BUDGET && cfg!(not(target_arch = "wasm32")) {
+        format!("{} (half the address-space limit, `ulimit -v`)", human(b))
+    } else {
+        human(b)
+    }
+}
+
+/// The soft address-space limit in bytes from the text of `/proc/self/limits` (`None`:
+/// unlimited or not found).
+fn address_space_limit(limits: &str) -> Option<u64> {
+    let line = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?;
+    line.split_whitespace().next()?.parse().ok()
+}
 
 /// A byte count for people: "1.5 GB", "80 TB".
 pub fn human(bytes: u64) -> String {
@@ -33,11 +69,11 @@ pub fn human(bytes: u64) -> String {
 
 /// Fails when `what` would need more than the budget.
 pub fn check(what: &str, bytes: u64) -> Result<()> {
-    if bytes > MEMORY_BUDGET {
+    if bytes > budget() {
         return Err(PosgeoError::TooLarge(format!(
             "{what} would need {}, more than the memory budget of {}",
             human(bytes),
-            human(MEMORY_BUDGET)
+            budget_text()
         )));
     }
     Ok(())
@@ -60,11 +96,11 @@ pub fn working_memory(n: usize, d: usize) -> u64 {
 /// need more than the budget; the message gives the estimate and the largest max_len that fits.
 pub fn check_positions(n: usize, d: usize) -> Result<()> {
     let need = working_memory(n, d);
-    if need > MEMORY_BUDGET {
+    if need > budget() {
         return Err(PosgeoError::TooLarge(format!(
             "the analysis of n = {n} positions at d = {d} would need about {} for its n×n matrices, more than the memory budget of {}: set max_len to at most {} (or lower d)",
             human(need),
-            human(MEMORY_BUDGET),
+            budget_text(),
             largest_n(d)
         )));
     }
@@ -77,7 +113,7 @@ pub fn largest_n(d: usize) -> usize {
     let (mut lo, mut hi) = (1usize, 1usize << 20);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
-        if working_memory(mid, d) <= MEMORY_BUDGET {
+        if working_memory(mid, d) <= budget() {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -107,8 +143,8 @@ mod tests {
         assert_eq!(human(999), "999 bytes");
         assert_eq!(human(1_500_000), "1.5 MB");
         assert_eq!(human(80_000_000_000_000), "80.0 TB");
-        assert!(check("x", MEMORY_BUDGET).is_ok());
-        let e = check("the table", MEMORY_BUDGET + 1).unwrap_err().to_string();
+        assert!(check("x", budget()).is_ok());
+        let e = check("the table", budget() + 1).unwrap_err().to_string();
         assert!(e.contains("the table would need") && e.contains("memory budget"), "{e}");
         assert_eq!(product(&[u64::MAX, 2]), None);
         assert_eq!(product(&[3, 4, 5]), Some(60));
@@ -118,11 +154,22 @@ mod tests {
     fn the_largest_n_is_the_edge_of_the_budget() {
         for d in [1, 768, 4096] {
             let n = largest_n(d);
-            assert!(working_memory(n, d) <= MEMORY_BUDGET && working_memory(n + 1, d) > MEMORY_BUDGET, "d = {d}");
+            assert!(working_memory(n, d) <= budget() && working_memory(n + 1, d) > budget(), "d = {d}");
         }
         let e = check_positions(largest_n(768) + 1, 768).unwrap_err().to_string();
         assert!(e.contains(&format!("max_len to at most {}", largest_n(768))), "{e}");
         // n = 4096 positions at the default d = 768 fit the tab's budget too.
         assert!(working_memory(4096, 768) <= 3 << 29);
+    }
+
+    #[test]
+    fn the_address_space_limit_is_read_from_proc_self_limits() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max stack size            8388608              unlimited            bytes     \n\
+                      Max address space         3072000000           unlimited            bytes     \n";
+        assert_eq!(address_space_limit(limits), Some(3_072_000_000));
+        assert_eq!(address_space_limit(&limits.replace("3072000000", "unlimited")), None);
+        assert_eq!(address_space_limit("Max stack size 8388608 unlimited bytes"), None);
+        assert!(budget() <= MEMORY_BUDGET);
     }
 }

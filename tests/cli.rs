@@ -296,3 +296,32 @@ fn an_address_space_cap_does_not_abort_the_analysis() {
     assert_eq!(capped["eigenvalues"], free["eigenvalues"]);
     assert_eq!(capped["effective_rank"], free["effective_rank"]);
 }
+
+/// Under an address-space cap the memory budget is half the cap: a corpus whose n would not
+/// fit is refused at once, with the estimate, the cap named, and the largest max_len that
+/// fits (before, the run went on until the eigensolver failed to allocate).
+#[test]
+#[cfg(target_os = "linux")]
+fn an_address_space_cap_sets_the_budget() {
+    let text = posgeo(&["synth", "--sequences", "6", "--positions", "20000", "--vocab", "50", "--seed", "2"], b"");
+    let file = tmp("long.txt", &text.stdout);
+    let capped = Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -v 3000000 && exec \"$0\" analyze \"$1\" --max-len 12000",
+            env!("CARGO_BIN_EXE_posgeo"),
+            &file,
+        ])
+        .output()
+        .expect("sh starts");
+    let err = String::from_utf8_lossy(&capped.stderr);
+    assert!(!capped.status.success());
+    assert!(err.contains("n = 12000 positions") && err.contains("half the address-space limit"), "{err}");
+    let fits: usize = err.split("max_len to at most ").nth(1).and_then(|t| t.split(' ').next()?.parse().ok()).unwrap();
+    // Half of 3,000,000 KiB at d = 768: 8·(6n² + 4·n·768) bytes ≤ 1,536,000,000.
+    assert!((5000..6000).contains(&fits), "{fits}");
+    // Without the cap the budget is 16 GiB, and the message says no more.
+    let free = posgeo(&["analyze", &file, "--max-len", "20000"], b"");
+    let err = String::from_utf8_lossy(&free.stderr);
+    assert!(err.contains("n = 20000 positions") && err.contains("budget of 17.2 GB: set max_len"), "{err}");
+}

@@ -26,7 +26,7 @@ pub fn gunzip_head(head: &[u8], max: usize) -> Vec<u8> {
 /// Decompresses, never past the memory budget ([`crate::limits`]): running out of room is
 /// a message about size, a damaged stream a message about the stream.
 pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
-    gunzip_within(bytes, crate::limits::MEMORY_BUDGET)
+    gunzip_within(bytes, crate::limits::budget())
 }
 
 fn gunzip_within(bytes: &[u8], budget: u64) -> Result<Vec<u8>> {

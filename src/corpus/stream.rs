@@ -81,9 +81,11 @@ pub struct SequenceStream<'r> {
 /// The chunks lines are read in (a line usually lies whole in one, and is copied once).
 const LINE_CHUNK: usize = 1 << 16;
 
-/// The longest line (a sequence) read: a quarter of the memory budget (4 GiB natively,
-/// 384 MiB in the page).
-const LINE_LIMIT: u64 = crate::limits::MEMORY_BUDGET / 4;
+/// The longest line (a sequence) read: a quarter of the memory budget (4 GiB natively
+/// without an address-space limit, 384 MiB in the page).
+fn line_limit() -> u64 {
+    crate::limits::budget() / 4
+}
 
 /// Reads line `line` (up to and including its newline) into `buf`, in the reader's chunks,
 /// growing `buf` with `try_reserve`: a line longer than `limit`, or one the allocator cannot
@@ -248,7 +250,7 @@ impl<'r> SequenceStream<'r> {
             Source::Lines { reader, jsonl, line, buf } => loop {
                 buf.clear();
                 *line += 1;
-                if read_line(reader, buf, *line, LINE_LIMIT)? == 0 {
+                if read_line(reader, buf, *line, line_limit())? == 0 {
                     return Ok(None);
                 }
                 let seq = match jsonl {

@@ -82,7 +82,7 @@ pub fn count_batches(
             drop(batch);
         }
         // Half the memory budget: the rest is for the batch being read and the analysis.
-        let budget = crate::limits::MEMORY_BUDGET / 2;
+        let budget = crate::limits::budget() / 2;
         if let Some(size) = tally.over(budget) {
             return Err(too_large(size, read(), budget));
         }
