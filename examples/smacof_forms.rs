@@ -1,5 +1,6 @@
-//! SMACOF's two ways of computing an iteration, timed in one run: one worker (the CLI's) and
-//! by blocks of rows (what the page's helper workers share). A random configuration against a
+//! SMACOF's two ways of computing an iteration, timed in one run: as whole n×n matrices
+//! (`smacof_one_worker`, the tests' second form) and by blocks of rows (`smacof`, what every
+//! front-end runs; the page's helper workers share the blocks). A random configuration against a
 //! random target, `IT` iterations (default 3) at n = `N` (2048), d = `D` (768).
 //! `RAYON_NUM_THREADS=1 cargo run --release --example smacof_forms`
 #![allow(clippy::print_stdout)]
@@ -23,7 +24,7 @@ fn main() {
         let b = smacof(&x, &target, it, 0.0, &mut |_| {});
         let tb = t.elapsed().as_secs_f64();
         println!(
-            "n = {n}, d = {d}, {}/{} iterations: one worker {ta:.3} s, by rows {tb:.3} s ({:.2}×)",
+            "n = {n}, d = {d}, {}/{} iterations: whole matrices {ta:.3} s, by rows {tb:.3} s ({:.2}×)",
             a.iterations,
             b.iterations,
             tb / ta

@@ -7,8 +7,9 @@
 //! page holds the file too) and 16 GiB natively — or, natively, half the address-space limit
 //! when one is set lower (`ulimit -v`, as on shared clusters): the rest of the address space
 //! goes to what the estimates leave out (threads' stacks and allocator arenas, the matrix
-//! products' packing buffers, the encodings measured side by side). [`budget`] is the one
-//! to compare with.
+//! products' packing buffers, the encodings measured side by side), and the threads are
+//! then as many as that half holds ([`fit_threads_to_cap`]). [`budget`] is the one to
+//! compare with.
 
 use crate::error::{PosgeoError, Result};
 
@@ -24,18 +25,53 @@ pub const MEMORY_BUDGET: u64 = 16 << 30;
 pub fn budget() -> u64 {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        static BUDGET: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        *BUDGET.get_or_init(|| {
-            let cap = std::fs::read_to_string("/proc/self/limits").ok().and_then(|t| address_space_limit(&t));
-            cap.map_or(MEMORY_BUDGET, |cap| MEMORY_BUDGET.min(cap / 2))
-        })
+        address_space_cap().map_or(MEMORY_BUDGET, |cap| MEMORY_BUDGET.min(cap / 2))
     }
     #[cfg(target_arch = "wasm32")]
     MEMORY_BUDGET
 }
 
+/// The process's soft address-space limit in bytes, if one is set (read once).
+#[cfg(not(target_arch = "wasm32"))]
+fn address_space_cap() -> Option<u64> {
+    static CAP: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *CAP.get_or_init(|| std::fs::read_to_string("/proc/self/limits").ok().and_then(|t| address_space_limit(&t)))
+}
+
+/// Address space a computing thread reserves beyond the estimates: its matrix products'
+/// packing buffers (64 MiB), its allocator arena (64 MiB) and its stack.
+#[cfg(not(target_arch = "wasm32"))]
+const PER_THREAD: u64 = 160 << 20;
+
+/// Natively, under an address-space limit: the most computing threads the half of it left
+/// beside the budget holds ([`PER_THREAD`] each), so a many-core machine does not run out of
+/// address space in its threads' reservations (`None`: no limit).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn threads_within_cap() -> Option<usize> {
+    address_space_cap().map(threads_for)
+}
+
+/// The computing threads half of an address-space limit of `cap` bytes holds (at least one).
+#[cfg(not(target_arch = "wasm32"))]
+fn threads_for(cap: u64) -> usize {
+    usize::try_from((cap / 2) / PER_THREAD).unwrap_or(usize::MAX).max(1)
+}
+
+/// Natively, under an address-space limit and unless `RAYON_NUM_THREADS` says otherwise:
+/// the thread pool every core's work runs on is made with at most [`threads_within_cap`]
+/// threads. Call it before any parallel work (the CLI's and the Python module's start); a
+/// pool already made is left as it is.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn fit_threads_to_cap() {
+    let Some(most) = threads_within_cap() else { return };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if most < cores && std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        rayon::ThreadPoolBuilder::new().num_threads(most).build_global().ok();
+    }
+}
+
 /// The budget as a message states it: its size, and why when an address-space limit set it.
-fn budget_text() -> String {
+pub(crate) fn budget_text() -> String {
     let b = budget();
     if b < MEMORY_BUDGET && cfg!(not(target_arch = "wasm32")) {
         format!("{} (half the address-space limit, `ulimit -v`)", human(b))
@@ -46,6 +82,7 @@ fn budget_text() -> String {
 
 /// The soft address-space limit in bytes from the text of `/proc/self/limits` (`None`:
 /// unlimited or not found).
+#[cfg(any(not(target_arch = "wasm32"), test))]
 fn address_space_limit(limits: &str) -> Option<u64> {
     let line = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?;
     line.split_whitespace().next()?.parse().ok()
@@ -171,5 +208,8 @@ mod tests {
         assert_eq!(address_space_limit(&limits.replace("3072000000", "unlimited")), None);
         assert_eq!(address_space_limit("Max stack size 8388608 unlimited bytes"), None);
         assert!(budget() <= MEMORY_BUDGET);
+        // `ulimit -v 3000000`: 1.536 GB left beside the budget, 160 MiB a thread.
+        assert_eq!(threads_for(3_072_000_000), 9);
+        assert_eq!(threads_for(100 << 20), 1);
     }
 }

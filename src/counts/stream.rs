@@ -20,10 +20,12 @@ pub const BATCH_BYTES: usize = 4 << 20;
 fn too_large((cells, used): (usize, u64), sequences: u64, budget: u64) -> PosgeoError {
     PosgeoError::TooLarge(format!(
         "after {sequences} sequences the counts hold {} distinct (position, token) pairs ({}), more than the {} \
-         they may take here: lower max_len, or count the corpus with `posgeo count` on a machine with more memory",
+         they may take here (half the memory budget of {}): lower max_len, or count the corpus with `posgeo count` \
+         on a machine with more memory",
         cells,
         crate::limits::human(used),
-        crate::limits::human(budget)
+        crate::limits::human(budget),
+        crate::limits::budget_text()
     ))
 }
 

@@ -27,6 +27,7 @@ mod source;
 /// The extension module `posgeo._core`.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    crate::limits::fit_threads_to_cap();
     m.add_function(wrap_pyfunction!(options::option_table, m)?)?;
     m.add_function(wrap_pyfunction!(run::analyze, m)?)?;
     m.add_function(wrap_pyfunction!(run::count, m)?)?;

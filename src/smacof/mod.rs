@@ -19,8 +19,8 @@
 //! The rule lives in one place, [`SmacofRun`], a state machine that is told σ of each
 //! configuration and asked for the next. [`smacof`], the pipeline's form, computes an
 //! iteration by blocks of rows ([`rows`]): σ, B(X) and B(X)·X in one pass over the pairs,
-//! one share of the blocks per core natively (the page spreads the same blocks over its
-//! helper workers). [`smacof_one_worker`] computes it as the whole n×n matrices (δ, then B,
+//! a fixed number of shares of the blocks side by side natively (the page spreads the same
+//! blocks over its helper workers). [`smacof_one_worker`] computes it as the whole n×n matrices (δ, then B,
 //! then one B·X product); the tests hold the two forms to each other. Both read only the
 //! upper triangle of the pairs: 3n²d flops an iteration.
 
@@ -49,6 +49,10 @@ fn raw_sum(delta: &[f64], target: &DistanceMatrix) -> f64 {
 
 /// The absolute decrease of σ below which SMACOF stops (module docs; R `smacof`'s `eps`).
 pub const SMACOF_TOL: f64 = 1e-6;
+
+/// The shares of the blocks [`smacof`] computes side by side: a fixed number, so its bits
+/// do not depend on the machine's cores ([`crate::par`]'s rule), enough for eight of them.
+const SHARES: usize = 8;
 
 /// The σ digits below this are not significant in SMACOF's numbers (ten times the tolerance).
 pub const SMACOF_SIGNIFICANT: f64 = 1e-5;
@@ -150,11 +154,12 @@ pub fn smacof_one_worker(
 
 /// SMACOF from a start configuration, stopping by the rule of the module docs with `tol` the
 /// absolute decrease of σ ([`SMACOF_TOL`] in the pipeline); `progress` receives the fraction
-/// of `max_iter` done. Computed block by block ([`rows`]), the blocks cut into one share per
-/// core ([`RowPlan::shares`]), so σ, B(X) and B(X)·X of an iteration are made in one pass
-/// over the pairs. The next configuration's last bits may depend on the number of shares
-/// (each sum is the same set of products). The start is evaluated alone first: it is often
-/// exact already (PMDS with d ≥ r_τ), and then no step is computed.
+/// of `max_iter` done. Computed block by block ([`rows`]), the blocks cut into [`SHARES`]
+/// shares of about the same number of pairs ([`RowPlan::shares`]) computed side by side, so
+/// σ, B(X) and B(X)·X of an iteration are made in one pass over the pairs; the shares' sums
+/// are added in share order, so the result is the same on any number of cores. The start is
+/// evaluated alone first: it is often exact already (PMDS with d ≥ r_τ), and then no step is
+/// computed.
 pub fn smacof(
     start: &Points,
     target: &DistanceMatrix,
@@ -163,7 +168,7 @@ pub fn smacof(
     progress: &mut dyn FnMut(f64),
 ) -> SmacofFit {
     let plan = RowPlan::new(start.n);
-    let shares = plan.shares(crate::par::threads());
+    let shares = plan.shares(SHARES);
     let pass = |x: &Points, step: bool| {
         let norms = rows::norms(x);
         let parts = crate::par::map(shares.len(), |h| rows::part_of(x, &norms, target, &plan, shares[h].clone(), step));

@@ -1,5 +1,5 @@
 //! One SMACOF iteration **by blocks of rows**, so that several workers can share it (the
-//! page's helper workers; natively, one share per core: [`super::smacof`]). Block R = a..a+m
+//! page's helper workers; natively, fixed shares side by side: [`super::smacof`]). Block R = a..a+m
 //! of rows computes the pairs (i, j) with i ∈ R and j ≥ a — the upper triangle of B(X) in strips,
 //! since B is symmetric:
 //!

@@ -1,9 +1,10 @@
 //! SMACOF's **stopping rule** as a state machine, apart from how an iteration is computed:
 //! the driver asks for σ of a configuration ([`SmacofRun::to_evaluate`]), is told it
 //! ([`SmacofRun::evaluated`]), and says whether it wants the Guttman step from it
-//! ([`SmacofRun::stepped`]). The native loop ([`super::smacof`]) computes both in place; the
-//! page sends them to helper workers by blocks of rows ([`super::rows`]). Either way the rule
-//! of the module docs is applied here, once.
+//! ([`SmacofRun::stepped`]). [`super::smacof`] computes both by blocks of rows
+//! ([`super::rows`]) on the calling machine's cores; the page sends the same blocks to its
+//! helper workers; [`super::smacof_one_worker`] computes them as whole matrices. Either way
+//! the rule of the module docs is applied here, once.
 
 use super::{SmacofFit, SmacofStop};
 use crate::points::Points;

@@ -97,6 +97,7 @@ mod cli {
 
     pub fn main() -> ExitCode {
         let cli = Cli::parse();
+        posgeo::limits::fit_threads_to_cap();
         let result = match cli.command {
             Command::Analyze(a) => super::analyze::run(*a),
             Command::Count(c) => super::count::run_count(*c),
