@@ -208,6 +208,11 @@ mod tests {
         assert_eq!(address_space_limit(&limits.replace("3072000000", "unlimited")), None);
         assert_eq!(address_space_limit("Max stack size 8388608 unlimited bytes"), None);
         assert!(budget() <= MEMORY_BUDGET);
+    }
+
+    #[test]
+    #[cfg(not(target_arch = "wasm32"))]
+    fn the_threads_fit_the_other_half_of_the_limit() {
         // `ulimit -v 3000000`: 1.536 GB left beside the budget, 160 MiB a thread.
         assert_eq!(threads_for(3_072_000_000), 9);
         assert_eq!(threads_for(100 << 20), 1);
