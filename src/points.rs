@@ -68,16 +68,18 @@ impl Points {
         let a = MatRef::from_row_major_slice(&self.data, n, dim);
         upper_gram(a, MatMut::from_row_major_slice_mut(data, n, n), true);
         let norms: Vec<f64> = (0..n).map(|i| data[i * n + i]).collect();
-        for i in 0..n {
-            data[i * n + i] = 0.0;
+        // The upper triangle row by row (natively on every core: each row its own), then
+        // the lower one copied from it tile by tile.
+        let rows: Vec<(usize, &mut [f64])> = data.chunks_mut(n).enumerate().collect();
+        crate::par::for_each(rows, |(i, row)| {
+            row[i] = 0.0;
             for j in i + 1..n {
                 let scale = norms[i] + norms[j];
-                let sq = scale - 2.0 * data[i * n + j];
-                let v = if sq > 0.1 * scale { sq.sqrt() } else { self.direct(i, j) };
-                data[i * n + j] = v;
-                data[j * n + i] = v;
+                let sq = scale - 2.0 * row[j];
+                row[j] = if sq > 0.1 * scale { sq.sqrt() } else { self.direct(i, j) };
             }
-        }
+        });
+        mirror_upper(data, n);
     }
 
     /// ‖p_i − p_j‖₂ by its definition.
@@ -90,6 +92,21 @@ impl Points {
     pub(crate) fn distances_by_lag(&self) -> DistanceMatrix {
         let by_lag: Vec<f64> = (0..self.n).map(|l| self.direct(l, 0)).collect();
         DistanceMatrix::from_fn(self.n, |i, j| by_lag[j - i])
+    }
+}
+
+/// Copies the strict upper triangle of the row-major n×n `data` onto the lower one, by
+/// 64×64 tiles (each tile's reads and writes stay in cache).
+fn mirror_upper(data: &mut [f64], n: usize) {
+    const TILE: usize = 64;
+    for bi in (0..n).step_by(TILE) {
+        for bj in (0..=bi).step_by(TILE) {
+            for i in bi..(bi + TILE).min(n) {
+                for j in bj..(bj + TILE).min(i) {
+                    data[i * n + j] = data[j * n + i];
+                }
+            }
+        }
     }
 }
 
@@ -110,5 +127,23 @@ mod tests {
         let mut buf = vec![3.0; 16];
         flat.distances_into(&mut buf);
         assert!(buf.iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn every_pair_is_its_distance_on_both_sides_of_the_diagonal_across_tile_edges() {
+        for n in [1, 2, 63, 64, 65, 130, 200] {
+            let p = Points::from_fn(n, 3, |i, k| ((i * 37 + k * 11) % 17) as f64 * 0.25 - (i % 5) as f64);
+            let d = p.distances();
+            for i in 0..n {
+                assert_eq!(d.get(i, i), 0.0, "n = {n}: diagonal {i}");
+                for j in 0..i {
+                    assert_eq!(d.get(i, j).to_bits(), d.get(j, i).to_bits(), "n = {n}: ({i}, {j}) mirrored");
+                    assert!(
+                        (d.get(i, j) - p.direct(i, j)).abs() <= 1e-12 * (1.0 + p.direct(i, j)),
+                        "n = {n}: ({i}, {j})"
+                    );
+                }
+            }
+        }
     }
 }
