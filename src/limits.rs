@@ -70,10 +70,10 @@ pub fn fit_threads_to_cap() {
     }
 }
 
-/// The budget as a message states it: its size, and why when an address-space limit set it.
-pub(crate) fn budget_text() -> String {
-    let b = budget();
-    if b < MEMORY_BUDGET && cfg!(not(target_arch = "wasm32")) {
+/// A budget of `b` bytes as a message states it: its size, and why when it is the budget an
+/// address-space limit set.
+pub(crate) fn budget_text(b: u64) -> String {
+    if b == budget() && b < MEMORY_BUDGET && cfg!(not(target_arch = "wasm32")) {
         format!("{} (half the address-space limit, `ulimit -v`)", human(b))
     } else {
         human(b)
@@ -110,7 +110,7 @@ pub fn check(what: &str, bytes: u64) -> Result<()> {
         return Err(PosgeoError::TooLarge(format!(
             "{what} would need {}, more than the memory budget of {}",
             human(bytes),
-            budget_text()
+            budget_text(budget())
         )));
     }
     Ok(())
@@ -137,7 +137,7 @@ pub fn check_positions(n: usize, d: usize) -> Result<()> {
         return Err(PosgeoError::TooLarge(format!(
             "the analysis of n = {n} positions at d = {d} would need about {} for its n×n matrices, more than the memory budget of {}: set max_len to at most {} (or lower d)",
             human(need),
-            budget_text(),
+            budget_text(budget()),
             largest_n(d)
         )));
     }

@@ -73,13 +73,25 @@ impl Points {
         let rows: Vec<(usize, &mut [f64])> = data.chunks_mut(n).enumerate().collect();
         crate::par::for_each(rows, |(i, row)| {
             row[i] = 0.0;
-            for j in i + 1..n {
-                let scale = norms[i] + norms[j];
-                let sq = scale - 2.0 * row[j];
-                row[j] = if sq > 0.1 * scale { sq.sqrt() } else { self.direct(i, j) };
+            for (j, v) in row.iter_mut().enumerate().skip(i + 1) {
+                *v = self.distance_from_gram(&norms, i, j, *v);
             }
         });
         mirror_upper(data, n);
+    }
+
+    /// δ_ij from the Gram entry ⟨p_i, p_j⟩, with `norms` the ‖p_k‖²:
+    /// √(‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩), or [`Points::direct`] where that subtraction would
+    /// lose digits (it keeps less than a tenth of ‖p_i‖² + ‖p_j‖²).
+    #[inline]
+    pub(crate) fn distance_from_gram(&self, norms: &[f64], i: usize, j: usize, gram: f64) -> f64 {
+        let scale = norms[i] + norms[j];
+        let sq = scale - 2.0 * gram;
+        if sq > 0.1 * scale {
+            sq.sqrt()
+        } else {
+            self.direct(i, j)
+        }
     }
 
     /// ‖p_i − p_j‖₂ by its definition.

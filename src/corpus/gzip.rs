@@ -38,11 +38,7 @@ fn gunzip_within(bytes: &[u8], budget: u64) -> Result<Vec<u8>> {
             return Err(PosgeoError::TooLarge(format!(
                 "the gzip stream ({} compressed) expands beyond the memory budget of {}",
                 crate::limits::human(bytes.len() as u64),
-                if budget == crate::limits::budget() {
-                    crate::limits::budget_text()
-                } else {
-                    crate::limits::human(budget)
-                }
+                crate::limits::budget_text(budget)
             )));
         }
         crate::limits::reserve(&mut out, CHUNK, "decompressing the gzip stream")?;

@@ -25,7 +25,7 @@ fn too_large((cells, used): (usize, u64), sequences: u64, budget: u64) -> Posgeo
         cells,
         crate::limits::human(used),
         crate::limits::human(budget),
-        crate::limits::budget_text()
+        crate::limits::budget_text(2 * budget)
     ))
 }
 

@@ -20,9 +20,9 @@
 //! configuration and asked for the next. [`smacof`], the pipeline's form, computes an
 //! iteration by blocks of rows ([`rows`]): σ, B(X) and B(X)·X in one pass over the pairs,
 //! a fixed number of shares of the blocks side by side natively (the page spreads the same
-//! blocks over its helper workers). [`smacof_one_worker`] computes it as the whole n×n matrices (δ, then B,
-//! then one B·X product); the tests hold the two forms to each other. Both read only the
-//! upper triangle of the pairs: 3n²d flops an iteration.
+//! blocks over its helper workers). [`smacof_one_worker`] computes it as the whole n×n
+//! matrices (δ, then B, then one B·X product); the tests hold the two forms to each other.
+//! Both read only the upper triangle of the pairs: 3n²d flops an iteration.
 
 pub mod rows;
 mod run;

@@ -5,7 +5,7 @@
 //!
 //! - δ_ij = ‖x_i − x_j‖ for j ≥ a, by the Gram identity δ² = ‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩
 //!   (one GEMM per block, X_{a..n}·X_Rᵀ), recomputed directly where the subtraction would
-//!   lose digits — the rule of [`crate::points::Points::distances`];
+//!   lose digits ([`crate::points::Points::distance_from_gram`], as for every δ);
 //! - the block's share of σ's numerator, Σ_{i∈R, j>i} (δ_ij − D_ij)², summed over j in order;
 //! - B_ij = −D_ij/δ_ij (i ≠ j, δ_ij > 0, else 0), written over the Gram buffer, and the sums
 //!   Σ_{j≠i} B_ij·x_j and Σ_{j≠i} B_ij it contributes to: its own rows' over j ≥ a (one GEMM,
@@ -158,7 +158,7 @@ pub fn add_block(part: &mut Part, x: &Points, norms: &[f64], d_rows: &[f64], row
         let mut s = 0.0;
         for (r, v) in col.iter_mut().enumerate() {
             let j = a + r;
-            let delta = if j == i { 0.0 } else { distance(x, norms, i, j, *v) };
+            let delta = if j == i { 0.0 } else { x.distance_from_gram(norms, i, j, *v) };
             if j > i {
                 let e = delta - d[r];
                 stress += e * e;
@@ -215,18 +215,6 @@ pub fn part_of(
 ) -> Part {
     let (n, rows) = (target.n(), plan.span(blocks.clone()));
     part(x, norms, &target.as_slice()[rows.start * n..rows.end * n], plan, blocks, step)
-}
-
-/// δ_ij from the Gram entry G_ij (module docs).
-#[inline]
-fn distance(x: &Points, norms: &[f64], i: usize, j: usize, gram: f64) -> f64 {
-    let scale = norms[i] + norms[j];
-    let sq = scale - 2.0 * gram;
-    if sq > 0.1 * scale {
-        sq.sqrt()
-    } else {
-        x.direct(i, j)
-    }
 }
 
 /// The parts of every block, in block order, combined: σ's numerator (block order) and, if

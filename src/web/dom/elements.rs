@@ -125,6 +125,28 @@ fn demo_elements(d: &Document) -> Result<DemoEls, String> {
     })
 }
 
+/// The stress table's sortable column heads, each with its column.
+fn sort_heads(d: &Document) -> Result<Vec<(Column, Element)>, String> {
+    let mut heads = Vec::new();
+    for th in all(d, "#stress-table th[data-sort]") {
+        let key = th.get_attribute("data-sort").unwrap_or_default();
+        heads.push((Column::parse(&key).ok_or(format!("a table column {key:?} the page does not know"))?, th));
+    }
+    Ok(heads)
+}
+
+/// The charts' download buttons, each with what it exports.
+fn chart_buttons(d: &Document) -> Result<Vec<(Export, Element)>, String> {
+    let mut buttons = Vec::new();
+    for b in all(d, "button[data-chart]") {
+        let (chart, kind) = (b.get_attribute("data-chart").unwrap_or_default(), b.get_attribute("data-kind"));
+        let chart = ChartKind::parse(&chart).ok_or(format!("a download button for an unknown chart {chart:?}"))?;
+        let format = if kind.as_deref() == Some("svg") { ImageFormat::Svg } else { ImageFormat::Png };
+        buttons.push((Export::Chart(chart, format), b));
+    }
+    Ok(buttons)
+}
+
 impl Elements {
     /// Looks every element up; the error names the first one missing.
     pub fn find() -> Result<Self, String> {
@@ -141,18 +163,7 @@ impl Elements {
                 Ok(ChartEls { kind, canvas, readout: by_id(d, &format!("readout-{}", kind.name()))? })
             })
             .collect::<Result<_, String>>()?;
-        let mut sort_heads = Vec::new();
-        for th in all(d, "#stress-table th[data-sort]") {
-            let key = th.get_attribute("data-sort").unwrap_or_default();
-            sort_heads.push((Column::parse(&key).ok_or(format!("a table column {key:?} the page does not know"))?, th));
-        }
-        let mut chart_buttons = Vec::new();
-        for b in all(d, "button[data-chart]") {
-            let (chart, kind) = (b.get_attribute("data-chart").unwrap_or_default(), b.get_attribute("data-kind"));
-            let chart = ChartKind::parse(&chart).ok_or(format!("a download button for an unknown chart {chart:?}"))?;
-            let format = if kind.as_deref() == Some("svg") { ImageFormat::Svg } else { ImageFormat::Png };
-            chart_buttons.push((Export::Chart(chart, format), b));
-        }
+        let (sort_heads, chart_buttons) = (sort_heads(d)?, chart_buttons(d)?);
         let export_buttons =
             Export::BUTTONS.iter().map(|&(e, id)| Ok((e, by_id(d, id)?))).collect::<Result<_, String>>()?;
         Ok(Elements {
