@@ -1,7 +1,7 @@
 //! Model tokenizers against the reference implementation: the Python `tokenizers` package
 //! from PyPI (`tests/tokenizers/oracle.py`, run with the project's `.venv`, which
 //! `scripts/setup.sh` creates). For WordPiece (the shipped all-MiniLM-L6-v2 tokenizer),
-//! byte-level BPE and Unigram/Metaspace, on over 3,000 lines (Genesis and generated lines
+//! byte-level BPE (RoBERTa- and GPT-2-style) and Unigram/Metaspace, on over 3,000 lines (Genesis and generated lines
 //! with accents, CJK, emoji, digits, odd spacing and characters a normaliser removes or
 //! maps — controls, format characters, odd whitespace): every line's tokens equal Python's,
 //! with and without special tokens, and the positional counts c_i(w) equal counts computed
@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 const MAX_LEN: usize = 48;
 const MIN_SUPPORT: usize = 5;
-const TYPES: [&str; 3] = ["wordpiece", "bpe", "unigram"];
+const TYPES: [&str; 4] = ["wordpiece", "bpe", "gpt2", "unigram"];
 
 /// The oracle's output directory (run once per test binary).
 fn oracle() -> &'static Path {
@@ -72,9 +72,10 @@ fn tokenizer(name: &str, special: bool) -> Tokenizer {
 fn tokens_equal_the_python_package_line_by_line() {
     let c = corpus();
     assert!(c.sequences.len() >= 3000, "{} lines", c.sequences.len());
-    // WordPiece (BERT's pipeline) is encoded chunk by chunk with a cache; the others whole.
-    assert!(load("wordpiece").encodes_chunks());
-    assert!(!load("bpe").encodes_chunks() && !load("unigram").encodes_chunks());
+    // WordPiece (BERT's pipeline) and byte-level BPE are encoded chunk by chunk with a cache;
+    // Unigram (Metaspace) whole.
+    assert!(load("wordpiece").encodes_chunks() && load("bpe").encodes_chunks() && load("gpt2").encodes_chunks());
+    assert!(!load("unigram").encodes_chunks());
     for name in TYPES {
         let expected = std::fs::read_to_string(oracle().join(format!("{name}.tokens.jsonl"))).unwrap();
         let expected: Vec<Value> = expected.lines().map(|l| serde_json::from_str(l).unwrap()).collect();

@@ -263,3 +263,24 @@ fn keeping_the_first_eigenvectors_in_wasm_gives_the_whole_decompositions() {
         (0..n).map(|i| ((0..n).map(|j| b[(i, j)] * v[j]).sum::<f64>() - some.eigenvalues[0] * v[i]).powi(2)).sum();
     assert!(residual.sqrt() < 1e-10, "{residual}");
 }
+
+#[wasm_bindgen_test]
+fn matrix_products_run_on_the_simd_kernels_in_wasm() {
+    // faer's and candle's products in wasm go through the `gemm` crate, whose 128-bit SIMD
+    // kernels are off unless its `wasm-simd128-enable` flag is set; with them the product is
+    // still the product (against a plain triple loop, sizes past its small-matrix path).
+    use faer::linalg::matmul::matmul;
+    use faer::{Accum, Mat, Par};
+    assert!(gemm_common::get_wasm_simd128(), "gemm runs its scalar kernels in wasm");
+    let (m, k, n) = (67, 131, 45);
+    let a = Mat::<f64>::from_fn(m, k, |i, j| ((i * 31 + j * 17) % 23) as f64 - 11.0);
+    let b = Mat::<f64>::from_fn(k, n, |i, j| ((i * 13 + j * 7) % 19) as f64 / 8.0);
+    let mut c = Mat::<f64>::zeros(m, n);
+    matmul(c.as_mut(), Accum::Replace, a.as_ref(), b.as_ref(), 1.0, Par::Seq);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k).map(|l| a[(i, l)] * b[(l, j)]).sum();
+            assert_eq!(c[(i, j)], want, "({i}, {j})"); // small integers and eighths: exact
+        }
+    }
+}

@@ -3,9 +3,11 @@
 reference implementation). Writes into OUT_DIR, for each model type:
 
   <name>.json            the tokenizer file (WordPiece: the shipped all-MiniLM-L6-v2 one;
-                         byte-level BPE (RoBERTa-style) and Unigram (SentencePiece/XLM-R
-                         style, Metaspace) trained here on the corpus)
-  <name>.tokens.jsonl    per corpus line: {"special": [...], "plain": [...]} token strings
+                         byte-level BPE (RoBERTa-style, and GPT-2-style with a prefix space)
+                         and Unigram (SentencePiece/XLM-R style, Metaspace) trained here on
+                         the corpus)
+  <name>.tokens.jsonl    per corpus line: {"special": [...], "plain": [...]} token ids named
+                         by the vocabulary (SPEC §1)
   <name>.counts.json     c_i(w) computed here from those tokens, modes condition and pad,
                          with and without special tokens (max_len and min_support as given)
 
@@ -21,7 +23,7 @@ import json
 import os
 import random
 
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
@@ -37,7 +39,10 @@ def corpus():
              # characters a normaliser removes or maps (controls, format characters, odd
              # whitespace): what splitting a text at spaces must not get wrong
              "a\x0bb", "c\x0cd", "e\u2028f", "g\x85h", "zero\u200bwidth", "soft\xadhyphen",
-             "nul\x00byte", "bell\x07x", "ΟΔΟΣ", "e\u0301", "[SEP]", "[MASK]x", "\u3000ideo", "Ⅻ①"]
+             "nul\x00byte", "bell\x07x", "ΟΔΟΣ", "e\u0301", "[SEP]", "[MASK]x", "\u3000ideo", "Ⅻ①",
+             # contractions and added tokens, where byte-level BPE's regex and its cut into
+             # chunks could disagree (an added token's lstrip/rstrip take spaces around it)
+             "it's", "we'll", "'s", "'", "<s>", "</s>x", "<mask>", "y<mask>", "<|endoftext|>"]
     for k in range(1600):
         n = rng.randint(1, 30)
         sep = rng.choice([" ", " ", " ", "  ", "\t", " \u00a0", "\u3000", " \x0b"])
@@ -59,6 +64,19 @@ def bpe(lines):
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(lines, trainer)
     tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")))
+    tok.add_special_tokens([AddedToken("<mask>", lstrip=True, rstrip=True)])
+    return tok
+
+
+def gpt2(lines):
+    """GPT-2 style: byte-level BPE with a prefix space, no special tokens around a text."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=2500, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    tok.post_processor = processors.ByteLevel(trim_offsets=True)
     return tok
 
 
@@ -133,13 +151,17 @@ def main():
     lines = corpus()
     with open(os.path.join(args.out, "corpus.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    for name, tok in [("wordpiece", wordpiece()), ("bpe", bpe(lines)), ("unigram", unigram(lines))]:
+    for name, tok in [("wordpiece", wordpiece()), ("bpe", bpe(lines)), ("gpt2", gpt2(lines)), ("unigram", unigram(lines))]:
         tok.no_truncation()
         tok.no_padding()
         tok.save(os.path.join(args.out, f"{name}.json"))
         tok = Tokenizer.from_file(os.path.join(args.out, f"{name}.json"))
-        special = [tok.encode(l, add_special_tokens=True).tokens for l in lines]
-        plain = [tok.encode(l, add_special_tokens=False).tokens for l in lines]
+        # SPEC §1: the ids named by the vocabulary (`Encoding.tokens` shows the raw text for a
+        # Unigram unk piece, and the spaces an added token's lstrip/rstrip took)
+        def named(l, special):
+            return [tok.id_to_token(i) for i in tok.encode(l, add_special_tokens=special).ids]
+        special = [named(l, True) for l in lines]
+        plain = [named(l, False) for l in lines]
         with open(os.path.join(args.out, f"{name}.tokens.jsonl"), "w", encoding="utf-8") as f:
             for s, p in zip(special, plain):
                 f.write(json.dumps({"special": s, "plain": p}, ensure_ascii=False) + "\n")

@@ -10,53 +10,19 @@
 //! The file is checked before the crate reads it, so that a file that is not a tokenizer, or
 //! one with a model type posgeo does not offer, gets a message naming what was found.
 //!
-//! **Word-local pipelines** (BERT's: `BertNormalizer`, `BertPreTokenizer`, `WordPiece`, no
-//! added token containing a space) tokenize each space-separated chunk of the text on its
-//! own: the normaliser works character by character, a space stays a space and the
-//! pre-tokeniser splits there, so the encoding of a text is the post-processor's prefix, the
-//! chunks' encodings in order, and its suffix. posgeo then encodes each distinct chunk once
-//! (a per-thread cache) — the same tokens, found without re-running the pipeline on words
-//! already seen. Other pipelines (byte-level BPE, Metaspace) attach spaces to tokens and are
-//! always encoded whole.
+//! **Word-local pipelines** (BERT's WordPiece, GPT-2's byte-level BPE) are encoded chunk by
+//! chunk, each distinct chunk once ([`chunks`], which states why the tokens are the whole
+//! text's); other pipelines (Metaspace, normalisers that may join or split across spaces, BPE
+//! with dropout) are encoded whole.
 //!
 //! The crate is given the file's numbers as the Python package reads them (`json_numbers`):
 //! a Unigram segmentation tie (`. ...` against `... .`) is decided by a score's last bit.
 
+mod chunks;
+
 use crate::error::{PosgeoError, Result};
-use rustc_hash::FxHashMap;
-use std::cell::RefCell;
+use chunks::{Chunking, Cut};
 use std::sync::Arc;
-
-/// Chunks kept per thread before the cache starts afresh.
-const CACHE_CAP: usize = 1 << 20;
-
-/// Chunk → token ids.
-type ChunkIds = FxHashMap<Box<str>, Box<[u32]>>;
-
-thread_local! {
-    /// The chunks of the tokenizer whose digest is the first field.
-    static CHUNKS: RefCell<(u64, ChunkIds)> = RefCell::new((0, ChunkIds::default()));
-}
-
-/// The special tokens a word-local pipeline's post-processor puts around a text.
-#[derive(Debug, Clone, PartialEq)]
-struct Affixes {
-    prefix: Vec<u32>,
-    suffix: Vec<u32>,
-}
-
-/// Whether the file describes a word-local pipeline (module docs).
-fn word_local(json: &serde_json::Value) -> bool {
-    let kind = |key: &str| json.get(key).and_then(|v| v.get("type")).and_then(|t| t.as_str());
-    let spaced = json
-        .get("added_tokens")
-        .and_then(|a| a.as_array())
-        .is_some_and(|a| a.iter().any(|t| t.get("content").and_then(|c| c.as_str()).is_some_and(|c| c.contains(' '))));
-    kind("normalizer") == Some("BertNormalizer")
-        && kind("pre_tokenizer") == Some("BertPreTokenizer")
-        && kind("model") == Some("WordPiece")
-        && !spaced
-}
 
 /// Content tokens a prefix must hold beyond the positions counted (see
 /// `ModelTokenizer::first_tokens`).
@@ -91,8 +57,8 @@ pub struct ModelTokenizer {
     pub vocab_size: usize,
     /// FNV-1a hash of the file's bytes: two tokenizers are the same when their files are.
     pub digest: u64,
-    /// The post-processor's affixes of a word-local pipeline (chunks encoded once).
-    affixes: Option<Arc<Affixes>>,
+    /// How a word-local pipeline's texts are encoded by chunks ([`chunks`]).
+    chunking: Option<Arc<Chunking>>,
 }
 
 impl std::fmt::Debug for ModelTokenizer {
@@ -115,9 +81,9 @@ fn bad(name: &str, message: impl std::fmt::Display) -> PosgeoError {
     PosgeoError::BadTokenizer(format!("{name}: {message}"))
 }
 
-/// What the file's JSON says its model is, before the crate reads it, and whether the
-/// pipeline is word-local.
-fn model_type(name: &str, bytes: &[u8]) -> Result<(String, bool)> {
+/// What the file's JSON says its model is, before the crate reads it, and where a word-local
+/// pipeline's texts may be cut.
+fn model_type(name: &str, bytes: &[u8]) -> Result<(String, Option<Cut>)> {
     let json: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         let head = String::from_utf8_lossy(&bytes[..bytes.len().min(24)]).into_owned();
         bad(name, format!("not a tokenizer.json: it is not JSON ({e}); it starts with {head:?}"))
@@ -144,7 +110,8 @@ fn model_type(name: &str, bytes: &[u8]) -> Result<(String, bool)> {
             format!("model type {found:?} is not supported (posgeo reads {})", SUPPORTED.join(", ")),
         ));
     }
-    Ok((found, word_local(&json)))
+    let cut = chunks::cut_of(&json, &found);
+    Ok((found, cut))
 }
 
 fn describe_keys(keys: &[String]) -> String {
@@ -166,7 +133,7 @@ impl ModelTokenizer {
             return Self::from_bytes(name, &plain);
         }
         crate::limits::check(&format!("the tokenizer {name}"), bytes.len() as u64 * 8)?;
-        let (model_type, local) = model_type(name, bytes)?;
+        let (model_type, cut) = model_type(name, bytes)?;
         let mut inner = tokenizers::Tokenizer::from_bytes(super::json_numbers::as_the_package_reads(bytes))
             .map_err(|e| bad(name, format!("a {model_type} tokenizer.json the tokenizers library cannot read: {e}")))?;
         inner.with_padding(None);
@@ -178,7 +145,7 @@ impl ModelTokenizer {
         for (token, id) in vocab {
             strings[id as usize] = token;
         }
-        let affixes = if local { affixes(&inner).map(Arc::new) } else { None };
+        let chunking = cut.and_then(|cut| Chunking::of(&inner, cut)).map(Arc::new);
         Ok(ModelTokenizer {
             inner: Arc::new(inner),
             strings: Arc::new(strings),
@@ -186,50 +153,18 @@ impl ModelTokenizer {
             model_type,
             vocab_size: top,
             digest: fnv1a(bytes),
-            affixes,
+            chunking,
         })
     }
 
-    /// Whether chunks are encoded once each (a word-local pipeline, module docs).
+    /// Whether chunks are encoded once each (a word-local pipeline, [`chunks`]).
     pub fn encodes_chunks(&self) -> bool {
-        self.affixes.is_some()
+        self.chunking.is_some()
     }
 
-    /// The tokens of a word-local pipeline: prefix, each space-separated chunk's (cached),
-    /// suffix; the first `limit` of them.
-    fn for_each_chunked(&self, a: &Affixes, seq: &str, special: bool, limit: usize, f: &mut dyn FnMut(u32)) {
-        let mut left = limit;
-        let mut emit = |ids: &[u32], left: &mut usize| {
-            for &id in ids.iter().take(*left) {
-                f(id);
-            }
-            *left -= ids.len().min(*left);
-        };
-        if special {
-            emit(&a.prefix, &mut left);
-        }
-        CHUNKS.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.0 != self.digest || c.1.len() > CACHE_CAP {
-                *c = (self.digest, ChunkIds::default());
-            }
-            for chunk in seq.split(' ').filter(|w| !w.is_empty()) {
-                if left == 0 {
-                    break;
-                }
-                if let Some(ids) = c.1.get(chunk) {
-                    emit(ids, &mut left);
-                    continue;
-                }
-                let ids: Box<[u32]> =
-                    self.inner.encode_fast(chunk, false).map(|e| e.get_ids().into()).unwrap_or_default();
-                emit(&ids, &mut left);
-                c.1.insert(chunk.into(), ids);
-            }
-        });
-        if special {
-            emit(&a.suffix, &mut left);
-        }
+    /// The chunking that applies to `seq`, if any.
+    fn chunked(&self, seq: &str) -> Option<&Chunking> {
+        self.chunking.as_deref().filter(|c| !c.whole(seq))
     }
 
     /// Calls `f` with each of the first `limit` tokens of `seq`; special tokens as the
@@ -237,9 +172,9 @@ impl ModelTokenizer {
     /// cannot encode yields no token (it counts like an empty line).
     pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, mut f: impl FnMut(&str)) {
         let strings = &self.strings;
-        if let Some(a) = &self.affixes {
+        if let Some(c) = self.chunked(seq) {
             let mut by_id = |id: u32| f(strings.get(id as usize).map_or("", String::as_str));
-            return self.for_each_chunked(a, seq, special, limit, &mut by_id);
+            return c.for_each(&self.inner, self.digest, seq, special, limit, &mut by_id);
         }
         let Some(enc) = self.first_tokens(seq, special, limit) else { return };
         enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
@@ -248,8 +183,8 @@ impl ModelTokenizer {
     /// The ids of the tokens [`Self::for_each_token`] names: what a model reads (SPEC §9).
     pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {
         let mut out = Vec::new();
-        if let Some(a) = &self.affixes {
-            self.for_each_chunked(a, seq, special, limit, &mut |id| out.push(id));
+        if let Some(c) = self.chunked(seq) {
+            c.for_each(&self.inner, self.digest, seq, special, limit, &mut |id| out.push(id));
         } else if let Some(enc) = self.first_tokens(seq, special, limit) {
             out.extend(enc.get_ids().iter().take(limit));
         }
@@ -284,18 +219,6 @@ impl ModelTokenizer {
     pub fn describe(&self) -> String {
         format!("{} ({}, {} types)", self.name, self.model_type, self.vocab_size)
     }
-}
-
-/// The special tokens the post-processor puts before and after a text's tokens: found by
-/// encoding a probe word with and without them (`None` when they do not surround it, or
-/// when an empty text does not get exactly them).
-fn affixes(t: &tokenizers::Tokenizer) -> Option<Affixes> {
-    let ids = |s: &str, special: bool| t.encode_fast(s, special).ok().map(|e| e.get_ids().to_vec());
-    let (with, without) = (ids("a", true)?, ids("a", false)?);
-    let at = (0..=with.len().checked_sub(without.len())?).find(|&i| with[i..i + without.len()] == without[..])?;
-    let a = Affixes { prefix: with[..at].to_vec(), suffix: with[at + without.len()..].to_vec() };
-    let empty = ids("", true)?;
-    (empty == [a.prefix.clone(), a.suffix.clone()].concat()).then_some(a)
 }
 
 #[cfg(test)]
