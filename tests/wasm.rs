@@ -284,3 +284,21 @@ fn matrix_products_run_on_the_simd_kernels_in_wasm() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn b_from_the_rows_of_a_typed_array_is_b_of_d() {
+    // The page's spectrum helper builds B from the rows of the D a message brought, without
+    // copying D into its memory: the same numbers as double-centring D itself, bit for bit.
+    use posgeo::mds::{double_centre, double_centre_rows};
+    use posgeo::metric::DistanceMatrix;
+    let n = 37;
+    let d = DistanceMatrix::from_fn(n, |i, j| if i == j { 0.0 } else { 0.2 + ((i * 7 + j * 7) % 11) as f64 / 9.0 });
+    let arr = js_sys::Float64Array::from(d.as_slice());
+    let b = double_centre_rows(n, |i, row| arr.subarray((i * n) as u32, ((i + 1) * n) as u32).copy_to(row));
+    let want = double_centre(&d);
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(b[(i, j)].to_bits(), want[(i, j)].to_bits(), "({i}, {j})");
+        }
+    }
+}

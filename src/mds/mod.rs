@@ -34,13 +34,30 @@ pub struct Spectrum {
     n: usize,
 }
 
-/// B = −½ J (D∘D) J, row-major.
+/// B = −½ J (D∘D) J.
 pub fn double_centre(d: &DistanceMatrix) -> Mat<f64> {
-    let n = d.n();
-    let sq = |i: usize, j: usize| d.get(i, j) * d.get(i, j);
-    let row_mean: Vec<f64> = (0..n).map(|i| (0..n).map(|j| sq(i, j)).sum::<f64>() / n as f64).collect();
+    double_centre_rows(d.n(), |i, row| row.copy_from_slice(d.row(i)))
+}
+
+/// [`double_centre`] of the n×n D whose row i `fill_row(i, buf)` writes into `buf`, read
+/// twice, one row at a time: D need not be in this memory (the page's spectrum helper reads
+/// it from the message that brought it). The same numbers as [`double_centre`].
+pub fn double_centre_rows(n: usize, mut fill_row: impl FnMut(usize, &mut [f64])) -> Mat<f64> {
+    let mut row = vec![0.0; n];
+    let mut row_mean = Vec::with_capacity(n);
+    for i in 0..n {
+        fill_row(i, &mut row);
+        row_mean.push(row.iter().map(|v| v * v).sum::<f64>() / n as f64);
+    }
     let grand = row_mean.iter().sum::<f64>() / n as f64;
-    Mat::from_fn(n, n, |i, j| -0.5 * (sq(i, j) - row_mean[i] - row_mean[j] + grand))
+    let mut b = Mat::<f64>::zeros(n, n);
+    for i in 0..n {
+        fill_row(i, &mut row);
+        for (j, v) in row.iter().enumerate() {
+            b[(i, j)] = -0.5 * (v * v - row_mean[i] - row_mean[j] + grand);
+        }
+    }
+    b
 }
 
 impl Spectrum {
@@ -186,6 +203,24 @@ pub fn energy_rank(eigenvalues: &[f64], energy: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn double_centring_row_by_row_is_the_definition_bit_for_bit() {
+        // B_ij = −½ (D_ij² − r_i − r_j + g), r the row means of D∘D and g their mean, each
+        // entry written out here as a formula over the whole matrix.
+        let n = 23;
+        let d =
+            DistanceMatrix::from_fn(n, |i, j| if i == j { 0.0 } else { 0.1 + ((i * 31 + j * 17) % 13) as f64 / 7.0 });
+        let sq = |i: usize, j: usize| d.get(i, j) * d.get(i, j);
+        let r: Vec<f64> = (0..n).map(|i| (0..n).map(|j| sq(i, j)).sum::<f64>() / n as f64).collect();
+        let g = r.iter().sum::<f64>() / n as f64;
+        let b = double_centre(&d);
+        for i in 0..n {
+            for j in 0..n {
+                assert_eq!(b[(i, j)].to_bits(), (-0.5 * (sq(i, j) - r[i] - r[j] + g)).to_bits(), "({i}, {j})");
+            }
+        }
+    }
 
     #[test]
     fn recovers_a_known_configuration() {

@@ -3,8 +3,9 @@
 //! spectrum of B ([`Spectrum::of_distances_keeping`] with the run's
 //! [`crate::analysis::spectrum_keeps`]: the same function of the same numbers as in the
 //! worker) and sends back the eigenvalues and the eigenvectors kept; the helper is then ended.
-//! B and the eigensolver's work arrays (about five n×n matrices, 670 MB at n = 4096) thus
-//! leave the tab's memory with the helper, instead of staying in the worker's wasm memory,
+//! B and the eigensolver's work arrays (four n×n matrices, 540 MB at n = 4096: B is built
+//! from the message's rows of D, which is never copied whole into the helper's wasm memory)
+//! thus leave the tab's memory with the helper, instead of staying in the worker's wasm memory,
 //! which never shrinks. Meanwhile another helper measures the encodings that do not read the
 //! spectrum ([`super::measure::spectrum_free`]), on the core the eigen-step leaves idle. If the
 //! helper fails, the worker computes the spectrum itself; if the
@@ -14,7 +15,7 @@
 use super::helpers::{helpers, next_message};
 use crate::analysis::{spectrum_keeps, AnalysisParams};
 use crate::error::{PosgeoError, Result};
-use crate::mds::{double_centre, Spectrum};
+use crate::mds::{double_centre_rows, Spectrum};
 use crate::metric::DistanceMatrix;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -80,8 +81,9 @@ fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
 
 /// The helper's side: the spectrum of the D it was sent, keeping the eigenvectors a run under
 /// the `params` sent reads, answered as `{ eigenvalues, eigenvectors }` (transferred) or
-/// `{ error }` (with `eigen_failed` when the eigensolver failed). D is released before B is
-/// decomposed. Returns false when the message is not one.
+/// `{ error }` (with `eigen_failed` when the eigensolver failed). B is built from the
+/// message's rows of D, never copied whole into this memory. Returns false when the message
+/// is not one.
 pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let Some(arr) =
         js_sys::Reflect::get(data, &"spectrum_of".into()).ok().and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
@@ -95,7 +97,8 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     let params: Option<AnalysisParams> = params.and_then(|p| serde_json::from_str(&p).ok());
     let spectrum = match params {
         Some(params) if n * n == len && n > 0 => {
-            let b = double_centre(&DistanceMatrix::from_row_major(n, arr.to_vec()));
+            // B straight from the message's rows: no copy of D in this memory.
+            let b = double_centre_rows(n, |i, row| arr.subarray((i * n) as u32, ((i + 1) * n) as u32).copy_to(row));
             let keep = |values: &[f64]| spectrum_keeps(&params, values);
             Spectrum::of_double_centred_keeping(b, keep).map_err(|e| (e.to_string(), true))
         }

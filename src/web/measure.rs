@@ -9,7 +9,7 @@
 //! function of the same numbers, so the results do not depend on who measured. A helper that
 //! fails only costs its share, which the worker then measures itself.
 
-use super::helpers::{cores, helpers, next_message, pooled, release};
+use super::helpers::{cores, end_pooled, helpers, next_message, pooled, release};
 use crate::analysis::{measure_against, Compared, Geometry, Measure, Staged};
 use crate::encodings::Encoding;
 use crate::points::Points;
@@ -24,6 +24,9 @@ use web_sys::DedicatedWorkerGlobalScope;
 const START_FROM_N: usize = 1024;
 /// Below this many positions the worker measures alone.
 const USE_FROM_N: usize = 256;
+/// From this many positions one helper measures (see [`helpers_for`]), and it and the idle
+/// helpers are then ended (their memory leaves the tab with them).
+const ONE_FROM_N: usize = super::mds::FROM_N;
 
 /// A share's small part (postcard bytes): n, Σ D², the PMDS coordinates' width and the
 /// encodings without their coordinates. The bulky numbers travel beside it as typed arrays
@@ -52,13 +55,16 @@ fn bare(e: &Encoding) -> Encoding {
 /// A helper's answer: per encoding, its sketch, its stress and its alignment.
 type Answer = Vec<Measure>;
 
-/// How many helpers measure `count` encodings of an n-position run (0: none).
+/// How many helpers measure `count` encodings of an n-position run (0: none). From
+/// [`ONE_FROM_N`] positions, one: each measuring helper holds its own copy of D's pairs and
+/// ranks and an encoding's δ and sort (about 450 MB at n = 4096), and two of them made the
+/// tab's peak.
 fn helpers_for(n: usize, count: usize) -> usize {
     let wanted = (n >= START_FROM_N || (n >= USE_FROM_N && pooled() > 0)) && count > 1;
-    if wanted {
-        cores().min(count)
-    } else {
-        0
+    match wanted {
+        true if n >= ONE_FROM_N => 1,
+        true => cores().min(count),
+        false => 0,
     }
 }
 
@@ -73,6 +79,9 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
         return (Vec::new(), 0);
     }
     let Some(workers) = helpers(k).await else { return (Vec::new(), 0) };
+    if n >= ONE_FROM_N {
+        end_pooled(); // SMACOF's other helpers: what their shares left goes with them
+    }
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
         let share = &pending[pending.len() * i / k..pending.len() * (i + 1) / k];
@@ -97,7 +106,7 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
             None => ok = false, // later shares are measured by the worker, in order
         }
     }
-    release(workers, ok);
+    release(workers, ok && n < ONE_FROM_N);
     let by = if given.is_empty() { 0 } else { k };
     (given, by)
 }

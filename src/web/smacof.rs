@@ -10,7 +10,9 @@
 //!    and its blocks (no reply);
 //! 2. `{ smacof_round, step }`: per iteration, the configuration X (f64s, transferred); the
 //!    helper answers `{ smacof_part }`: its blocks' shares of σ, then its sums over the pairs
-//!    of its blocks (Σ B_ij and Σ B_ij·x_j for the rows from its first on, [`rows::Part`]);
+//!    of its blocks (Σ B_ij and Σ B_ij·x_j for the rows from its first on, [`rows::Part`]).
+//!    The first round evaluates the start alone (no step), as natively, so a start that is
+//!    already exact (d ≥ r_τ) costs no step;
 //! 3. `{ smacof_end }`: the helper drops its rows of D.
 //!
 //! The worker adds the shares in order and applies the stopping rule
@@ -66,8 +68,56 @@ pub async fn fit(staged: &mut Staged, progress: &dyn Fn(f64)) -> usize {
     by
 }
 
+/// The helpers sharing a run's blocks, and which of them still answer.
+struct Sharing<'a> {
+    workers: &'a [Worker],
+    alive: Vec<bool>,
+    shares: Vec<Range<usize>>,
+    plan: RowPlan,
+    d: &'a DistanceMatrix,
+}
+
+impl Sharing<'_> {
+    /// One round from X: σ's numerator and (with `step`) the Guttman step, the shares of the
+    /// helpers that answered added to those computed here for the others.
+    async fn pass(&mut self, x: &Points, step: bool) -> (f64, Option<Points>) {
+        let (n, dim, k) = (x.n, x.dim, self.workers.len());
+        let mut replies = Vec::new();
+        for (h, w) in self.workers.iter().enumerate() {
+            if !self.alive[h] {
+                continue;
+            }
+            match send_round(w, x, step) {
+                Some(reply) => replies.push((h, reply)),
+                None => self.alive[h] = false,
+            }
+        }
+        let mut parts: Vec<Option<Part>> = vec![None; k];
+        for (h, reply) in replies {
+            let answer =
+                reply.await.ok().and_then(|data| decode(&data, &self.plan, self.shares[h].clone(), (n, dim), step));
+            match answer {
+                Some(given) => parts[h] = Some(given),
+                None => self.alive[h] = false,
+            }
+        }
+        // The shares no helper answered for, here.
+        let norms = parts.iter().any(Option::is_none).then(|| rows::norms(x));
+        let (d, plan) = (self.d, &self.plan);
+        let parts: Vec<Part> = parts
+            .into_iter()
+            .zip(&self.shares)
+            .map(|(p, s)| {
+                p.unwrap_or_else(|| rows::part_of(x, norms.as_deref().unwrap_or_default(), d, plan, s.clone(), step))
+            })
+            .collect();
+        rows::combine(x, &parts)
+    }
+}
+
 /// The run with `workers` sharing the blocks (module docs), and how many of them were still
-/// sharing at the end.
+/// sharing at the end. As natively ([`smacof`]), the start is evaluated alone first, so a
+/// start that is already exact costs no step.
 async fn in_helpers(
     start: &Points,
     d: &DistanceMatrix,
@@ -75,54 +125,35 @@ async fn in_helpers(
     workers: &[Worker],
     report: &dyn Fn(f64),
 ) -> (SmacofFit, usize) {
-    let (n, dim, plan) = (start.n, start.dim, RowPlan::new(start.n));
-    let k = workers.len();
-    let shares: Vec<Range<usize>> = plan.shares(k);
-    let mut alive: Vec<bool> =
-        workers.iter().zip(&shares).map(|(w, s)| send_share(w, &plan, d, dim, s.clone())).collect();
+    let (dim, plan) = (start.dim, RowPlan::new(start.n));
+    let shares: Vec<Range<usize>> = plan.shares(workers.len());
+    let alive = workers.iter().zip(&shares).map(|(w, s)| send_share(w, &plan, d, dim, s.clone())).collect();
+    let mut sharing = Sharing { workers, alive, shares, plan, d };
     let mut run = SmacofRun::new(start.clone(), target_sum(d), cap, SMACOF_TOL);
+    if let Some(x) = run.to_evaluate() {
+        let (stress, _) = sharing.pass(x, false).await;
+        let going = run.evaluated(stress);
+        report(run.progress());
+        if let Some(x) = run.step_from().filter(|_| going) {
+            if let (_, Some(next)) = sharing.pass(x, true).await {
+                run.stepped(next);
+            }
+        }
+    }
     while let Some(x) = run.to_evaluate() {
-        let step = run.may_step();
-        let mut replies = Vec::new();
-        for (h, w) in workers.iter().enumerate() {
-            if !alive[h] {
-                continue;
-            }
-            match send_round(w, x, step) {
-                Some(reply) => replies.push((h, reply)),
-                None => alive[h] = false,
-            }
-        }
-        let mut parts: Vec<Option<Part>> = vec![None; k];
-        for (h, reply) in replies {
-            let answer = reply.await.ok().and_then(|data| decode(&data, &plan, shares[h].clone(), (n, dim), step));
-            match answer {
-                Some(given) => parts[h] = Some(given),
-                None => alive[h] = false,
-            }
-        }
-        // The shares no helper answered for, here.
-        let norms = parts.iter().any(Option::is_none).then(|| rows::norms(x));
-        let parts: Vec<Part> = parts
-            .into_iter()
-            .zip(&shares)
-            .map(|(p, s)| {
-                p.unwrap_or_else(|| rows::part_of(x, norms.as_deref().unwrap_or_default(), d, &plan, s.clone(), step))
-            })
-            .collect();
-        let (stress, next) = rows::combine(x, &parts);
+        let (stress, next) = sharing.pass(x, run.may_step()).await;
         let going = run.advance(stress, next);
         report(run.progress());
         if !going {
             break;
         }
     }
-    for (w, _) in workers.iter().zip(&alive).filter(|(_, a)| **a) {
+    for (w, _) in workers.iter().zip(&sharing.alive).filter(|(_, a)| **a) {
         let msg = js_sys::Object::new();
         js_sys::Reflect::set(&msg, &"smacof_end".into(), &JsValue::TRUE).ok();
         w.post_message(&msg).ok();
     }
-    let by = alive.iter().filter(|a| **a).count();
+    let by = sharing.alive.iter().filter(|a| **a).count();
     release(workers.to_vec(), by == workers.len());
     (run.finish(), by)
 }
