@@ -70,14 +70,7 @@ impl Points {
         let norms: Vec<f64> = (0..n).map(|i| data[i * n + i]).collect();
         // The upper triangle row by row (natively on every core: each row its own), then
         // the lower one copied from it tile by tile.
-        let rows: Vec<(usize, &mut [f64])> = data.chunks_mut(n).enumerate().collect();
-        crate::par::for_each(rows, |(i, row)| {
-            row[i] = 0.0;
-            for (j, v) in row.iter_mut().enumerate().skip(i + 1) {
-                *v = self.distance_from_gram(&norms, i, j, *v);
-            }
-        });
-        mirror_upper(data, n);
+        crate::metric::fill_upper_then_mirror(data, n, |i, j, g| self.distance_from_gram(&norms, i, j, g));
     }
 
     /// δ_ij from the Gram entry ⟨p_i, p_j⟩, with `norms` the ‖p_k‖²:
@@ -104,21 +97,6 @@ impl Points {
     pub(crate) fn distances_by_lag(&self) -> DistanceMatrix {
         let by_lag: Vec<f64> = (0..self.n).map(|l| self.direct(l, 0)).collect();
         DistanceMatrix::from_fn(self.n, |i, j| by_lag[j - i])
-    }
-}
-
-/// Copies the strict upper triangle of the row-major n×n `data` onto the lower one, by
-/// 64×64 tiles (each tile's reads and writes stay in cache).
-fn mirror_upper(data: &mut [f64], n: usize) {
-    const TILE: usize = 64;
-    for bi in (0..n).step_by(TILE) {
-        for bj in (0..=bi).step_by(TILE) {
-            for i in bi..(bi + TILE).min(n) {
-                for j in bj..(bj + TILE).min(i) {
-                    data[i * n + j] = data[j * n + i];
-                }
-            }
-        }
     }
 }
 

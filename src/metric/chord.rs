@@ -138,8 +138,9 @@ pub(super) fn hellinger(rows: &SqrtRows) -> DistanceMatrix {
     let s = rows.alpha.sqrt();
     let (g, r) = gram_upper(rows);
     let constant = rows.vocab * rows.alpha;
-    DistanceMatrix::from_fn(n, |i, j| {
-        let bc = (g[i * n + j] + s * (r[i] + r[j]) + constant) / (rows.z[i] * rows.z[j]).sqrt();
+    // D replaces G in its own buffer: no second n×n matrix (134 MB at n = 4096).
+    DistanceMatrix::from_upper_in_place(n, g, |i, j, gij| {
+        let bc = (gij + s * (r[i] + r[j]) + constant) / (rows.z[i] * rows.z[j]).sqrt();
         let x = 2.0 - 2.0 * bc;
         if x < CANCELLATION_GUARD {
             rows.direct_chord(i, j)

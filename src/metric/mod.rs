@@ -87,6 +87,16 @@ impl DistanceMatrix {
         DistanceMatrix { n, data }
     }
 
+    /// Builds a matrix in `data`, the row-major n×n buffer whose strict upper triangle holds
+    /// some g_ij (the rest may hold anything): each D_ij = `f(i, j, g_ij)` (i < j) replaces
+    /// g_ij, row by row (natively on every core), then the lower triangle is mirrored from
+    /// it and the diagonal zeroed. No second n×n buffer; the same numbers as
+    /// [`DistanceMatrix::from_fn`] of `f` over g.
+    pub fn from_upper_in_place(n: usize, mut data: Vec<f64>, f: impl Fn(usize, usize, f64) -> f64 + Sync) -> Self {
+        fill_upper_then_mirror(&mut data, n, f);
+        DistanceMatrix { n, data }
+    }
+
     /// Wraps a row-major n×n buffer (must be symmetric with zero diagonal).
     pub fn from_row_major(n: usize, data: Vec<f64>) -> Self {
         assert_eq!(data.len(), n * n, "distance buffer must be n×n");
@@ -166,6 +176,35 @@ fn js_term(p: f64, q: f64) -> f64 {
     0.5 * (t(p) + t(q))
 }
 
+/// Writes `f(i, j, data[i·n + j])` over each entry of the strict upper triangle of the
+/// row-major n×n `data` (rows side by side natively: each entry its own, so the bits do not
+/// depend on the threads), zeroes the diagonal and mirrors the upper triangle onto the lower.
+pub(crate) fn fill_upper_then_mirror(data: &mut [f64], n: usize, f: impl Fn(usize, usize, f64) -> f64 + Sync) {
+    let rows: Vec<(usize, &mut [f64])> = data.chunks_mut(n.max(1)).enumerate().collect();
+    crate::par::for_each(rows, |(i, row)| {
+        row[i] = 0.0;
+        for (j, v) in row.iter_mut().enumerate().skip(i + 1) {
+            *v = f(i, j, *v);
+        }
+    });
+    mirror_upper(data, n);
+}
+
+/// Copies the strict upper triangle of the row-major n×n `data` onto the lower one, by
+/// 64×64 tiles (each tile's reads and writes stay in cache).
+pub(crate) fn mirror_upper(data: &mut [f64], n: usize) {
+    const TILE: usize = 64;
+    for bi in (0..n).step_by(TILE) {
+        for bj in (0..=bi).step_by(TILE) {
+            for i in bi..(bi + TILE).min(n) {
+                for j in bj..(bj + TILE).min(i) {
+                    data[i * n + j] = data[j * n + i];
+                }
+            }
+        }
+    }
+}
+
 /// The smoothed probabilities of every row, kept sparse.
 struct SqrtRows<'a> {
     counts: &'a PositionalCounts,
@@ -229,6 +268,19 @@ mod tests {
     use super::*;
     use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
     use crate::corpus::Corpus;
+
+    #[test]
+    fn a_matrix_built_in_place_over_g_is_the_one_built_beside_it() {
+        // Sizes around the mirror's 64×64 tiles; the lower triangle and diagonal of g hold
+        // garbage, which must not leak in.
+        for n in [1, 2, 63, 64, 65, 130] {
+            let g: Vec<f64> = (0..n * n).map(|k| ((k * 7919) % 101) as f64 - 50.0).collect();
+            let f = |i: usize, j: usize, x: f64| (x * x + (i * 3 + j) as f64).sqrt();
+            let want = DistanceMatrix::from_fn(n, |i, j| f(i, j, g[i * n + j]));
+            let got = DistanceMatrix::from_upper_in_place(n, g.clone(), f);
+            assert_eq!(got, want, "n = {n}");
+        }
+    }
     use crate::counts::{CountParams, Mode};
 
     fn counts(text: &str) -> PositionalCounts {
