@@ -1,9 +1,10 @@
 //! Model tokenizers against the reference implementation: the Python `tokenizers` package
 //! from PyPI (`tests/tokenizers/oracle.py`, run with the project's `.venv`, which
 //! `scripts/setup.sh` creates). For WordPiece (the shipped all-MiniLM-L6-v2 tokenizer),
-//! byte-level BPE (RoBERTa- and GPT-2-style) and Unigram/Metaspace, on over 3,000 lines (Genesis and generated lines
-//! with accents, CJK, emoji, digits, odd spacing and characters a normaliser removes or
-//! maps — controls, format characters, odd whitespace): every line's tokens equal Python's,
+//! byte-level BPE (RoBERTa- and GPT-2-style) and Unigram/Metaspace, on over 3,000 lines
+//! (Genesis and generated lines with accents, CJK, emoji, digits, odd spacing, contractions,
+//! added tokens and characters a normaliser removes or maps — controls, format characters,
+//! odd whitespace): every line's tokens (ids named by the vocabulary) equal Python's,
 //! with and without special tokens, and the positional counts c_i(w) equal counts computed
 //! in Python from Python's tokens, in condition and pad mode. Unigram segmentation ties
 //! (`. ...` against `... .`, issue 17) split as the package splits them when it reads the

@@ -39,9 +39,10 @@ pub fn double_centre(d: &DistanceMatrix) -> Mat<f64> {
     double_centre_rows(d.n(), |i, row| row.copy_from_slice(d.row(i)))
 }
 
-/// [`double_centre`] of the n×n D whose row i `fill_row(i, buf)` writes into `buf`, read
-/// twice, one row at a time: D need not be in this memory (the page's spectrum helper reads
-/// it from the message that brought it). The same numbers as [`double_centre`].
+/// [`double_centre`] of the n×n symmetric D whose row i `fill_row(i, buf)` writes into
+/// `buf`, read twice, one row at a time: D need not be in this memory (the page's spectrum
+/// helper reads it from the message that brought it). Row i of D is column i of D, so it
+/// fills B's column i (contiguous: B is column-major). The same numbers as [`double_centre`].
 pub fn double_centre_rows(n: usize, mut fill_row: impl FnMut(usize, &mut [f64])) -> Mat<f64> {
     let mut row = vec![0.0; n];
     let mut row_mean = Vec::with_capacity(n);
@@ -51,10 +52,10 @@ pub fn double_centre_rows(n: usize, mut fill_row: impl FnMut(usize, &mut [f64]))
     }
     let grand = row_mean.iter().sum::<f64>() / n as f64;
     let mut b = Mat::<f64>::zeros(n, n);
-    for i in 0..n {
-        fill_row(i, &mut row);
-        for (j, v) in row.iter().enumerate() {
-            b[(i, j)] = -0.5 * (v * v - row_mean[i] - row_mean[j] + grand);
+    for j in 0..n {
+        fill_row(j, &mut row);
+        for (i, (v, b)) in row.iter().zip(b.col_mut(j).iter_mut()).enumerate() {
+            *b = -0.5 * (v * v - row_mean[i] - row_mean[j] + grand); // D_ij = D_ji
         }
     }
     b

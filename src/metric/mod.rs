@@ -93,6 +93,7 @@ impl DistanceMatrix {
     /// it and the diagonal zeroed. No second n×n buffer; the same numbers as
     /// [`DistanceMatrix::from_fn`] of `f` over g.
     pub fn from_upper_in_place(n: usize, mut data: Vec<f64>, f: impl Fn(usize, usize, f64) -> f64 + Sync) -> Self {
+        assert_eq!(data.len(), n * n, "distance buffer must be n×n");
         fill_upper_then_mirror(&mut data, n, f);
         DistanceMatrix { n, data }
     }
@@ -268,6 +269,7 @@ mod tests {
     use super::*;
     use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
     use crate::corpus::Corpus;
+    use crate::counts::{CountParams, Mode};
 
     #[test]
     fn a_matrix_built_in_place_over_g_is_the_one_built_beside_it() {
@@ -281,7 +283,6 @@ mod tests {
             assert_eq!(got, want, "n = {n}");
         }
     }
-    use crate::counts::{CountParams, Mode};
 
     fn counts(text: &str) -> PositionalCounts {
         let p = CountParams {

@@ -75,13 +75,11 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     let (d, x) = staged.prepared_targets();
     let (n, pending) = (staged.targets().0.n(), staged.pending());
     let k = helpers_for(n, pending.len());
-    if k == 0 {
-        return (Vec::new(), 0);
-    }
-    let Some(workers) = helpers(k).await else { return (Vec::new(), 0) };
+    let workers = if k == 0 { None } else { helpers(k).await };
     if n >= ONE_FROM_N {
         end_pooled(); // SMACOF's other helpers: what their shares left goes with them
     }
+    let Some(workers) = workers else { return (Vec::new(), 0) };
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
         let share = &pending[pending.len() * i / k..pending.len() * (i + 1) / k];

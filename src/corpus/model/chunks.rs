@@ -10,7 +10,8 @@
 //!   `BPE` without dropout; GPT-2, RoBERTa, BART, OPT …). The regex
 //!   `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+` is matched
 //!   left to right and BPE runs on each match alone. Take a space at byte i > 0 followed by a
-//!   visible ASCII character (so by a non-space). No match that starts before i holds it: the
+//!   visible ASCII character, a letter or a digit (so by a non-space: no White_Space
+//!   character is any of these). No match that starts before i holds it: the
 //!   letter, digit and symbol alternatives hold a space only as their first character, and a
 //!   run of whitespace reaching i is followed by a non-space, so `\s+(?!\S)` gives it back.
 //!   So a match starts at i. Matching has no look-behind, and its look-ahead and greedy runs
@@ -18,6 +19,9 @@
 //!   chunks' matches, the chunks cut before each such space ([`Cut::ByteLevel`], the space
 //!   kept with what follows). `add_prefix_space` acts on the first chunk as on the text, and
 //!   the others already start with a space.
+//!
+//! A chunk the tokenizer fails on fails the text, which then yields no token, as whole. Chunks
+//! of at most 64 bytes are kept, up to 32 MB per thread.
 //!
 //! Added tokens (`<mask>`, `<|endoftext|>`) are split off before the pipeline runs, and their
 //! `lstrip`/`rstrip` take spaces from their neighbours, across a cut. A byte-level text that
@@ -28,15 +32,22 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 use std::cell::RefCell;
 
-/// Chunks kept per thread before the cache starts afresh.
-const CACHE_CAP: usize = 1 << 20;
+/// Bytes of chunks (and their ids) a thread's cache holds before it starts afresh.
+const CACHE_BYTES: usize = 32 << 20;
+/// Longer chunks are encoded each time, not kept (a line of a language without spaces is
+/// one chunk).
+const CACHE_CHUNK_BYTES: usize = 64;
 
-/// Chunk → token ids.
-type ChunkIds = FxHashMap<Box<str>, Box<[u32]>>;
+/// Chunk → token ids, for the tokenizer whose file has `digest`, and the bytes they take.
+#[derive(Default)]
+struct Cache {
+    digest: u64,
+    ids: FxHashMap<Box<str>, Box<[u32]>>,
+    bytes: usize,
+}
 
 thread_local! {
-    /// The chunks of the tokenizer whose digest is the first field.
-    static CHUNKS: RefCell<(u64, ChunkIds)> = RefCell::new((0, ChunkIds::default()));
+    static CHUNKS: RefCell<Cache> = RefCell::new(Cache::default());
 }
 
 /// Where a word-local pipeline's text is cut into chunks (module docs).
@@ -108,60 +119,74 @@ impl Chunking {
         self.guards.iter().any(|g| memchr::memmem::find(seq.as_bytes(), g.as_bytes()).is_some())
     }
 
-    /// Calls `f` with the first `limit` token ids of `seq` (not [`Self::whole`]): the prefix
-    /// when `special`, each chunk's (from the cache of the tokenizer whose file has `digest`,
-    /// or encoded by `t`), the suffix when `special`.
-    pub fn for_each(
+    /// The first `limit` token ids of `seq` (not [`Self::whole`]) into `out`: the prefix
+    /// when `special`, each chunk's (from this thread's cache for the tokenizer whose file has
+    /// `digest`, else encoded by `t`), the suffix when `special`. `false`, with `out` empty,
+    /// when `t` fails on a chunk: it fails on the whole text then, which yields no token.
+    pub fn ids_into(
         &self,
         t: &tokenizers::Tokenizer,
         digest: u64,
         seq: &str,
-        special: bool,
-        limit: usize,
-        f: &mut dyn FnMut(u32),
-    ) {
-        let mut left = limit;
-        let mut emit = |ids: &[u32], left: &mut usize| {
-            for &id in ids.iter().take(*left) {
-                f(id);
-            }
-            *left -= ids.len().min(*left);
-        };
+        (special, limit): (bool, usize),
+        out: &mut Vec<u32>,
+    ) -> bool {
+        out.clear();
+        let push = |ids: &[u32], out: &mut Vec<u32>| out.extend(ids.iter().take(limit.saturating_sub(out.len())));
         if special {
-            emit(&self.prefix, &mut left);
+            push(&self.prefix, out);
         }
+        let mut failed = false;
         CHUNKS.with(|c| {
             let mut c = c.borrow_mut();
-            if c.0 != digest || c.1.len() > CACHE_CAP {
-                *c = (digest, ChunkIds::default());
+            if c.digest != digest || c.bytes > CACHE_BYTES {
+                *c = Cache { digest, ..Cache::default() };
             }
             let mut chunk = |chunk: &str| {
-                if let Some(ids) = c.1.get(chunk) {
-                    emit(ids, &mut left);
-                } else {
-                    let ids: Box<[u32]> = t.encode_fast(chunk, false).map(|e| e.get_ids().into()).unwrap_or_default();
-                    emit(&ids, &mut left);
-                    c.1.insert(chunk.into(), ids);
+                if out.len() >= limit {
+                    return false;
                 }
-                left > 0
+                if let Some(ids) = c.ids.get(chunk) {
+                    push(ids, out);
+                    return true;
+                }
+                let Ok(e) = t.encode_fast(chunk, false) else {
+                    failed = true;
+                    return false;
+                };
+                push(e.get_ids(), out);
+                if chunk.len() <= CACHE_CHUNK_BYTES {
+                    c.bytes += chunk.len() + 4 * e.get_ids().len() + 48;
+                    c.ids.insert(chunk.into(), e.get_ids().into());
+                }
+                true
             };
             match self.cut {
                 Cut::Spaces => _ = seq.split(' ').filter(|w| !w.is_empty()).all(&mut chunk),
                 Cut::ByteLevel => _ = byte_level_chunks(seq).all(&mut chunk),
             }
         });
-        if special {
-            emit(&self.suffix, &mut left);
+        if failed {
+            out.clear();
+            return false;
         }
+        if special {
+            push(&self.suffix, out);
+        }
+        true
     }
 }
 
-/// `seq` cut before each space at a byte i > 0 that a visible ASCII character follows
-/// ([`Cut::ByteLevel`]); no chunk is empty.
+/// `seq` cut before each space at a byte i > 0 that a visible ASCII character, a letter or a
+/// digit follows (never whitespace: see the module docs) ([`Cut::ByteLevel`]); no chunk is
+/// empty.
 pub fn byte_level_chunks(seq: &str) -> impl Iterator<Item = &str> {
     let b = seq.as_bytes();
-    let mut cuts =
-        memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && b.get(i + 1).is_some_and(u8::is_ascii_graphic));
+    // (Byte i is a space, so i + 1 starts a character.)
+    let visible = move |i: usize| {
+        seq.get(i + 1..).and_then(|s| s.chars().next()).is_some_and(|c| c.is_ascii_graphic() || c.is_alphanumeric())
+    };
+    let mut cuts = memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && visible(i));
     let mut start = 0;
     std::iter::from_fn(move || {
         (start < b.len()).then(|| {
@@ -228,6 +253,7 @@ mod tests {
             byte_level_chunks(s).collect()
         }
         assert_eq!(cut("the cat's  hat"), ["the", " cat's ", " hat"]);
+        assert_eq!(cut("привет  мир 東京 -"), ["привет ", " мир", " 東京", " -"]);
         assert_eq!(cut(" a\t b  \u{a0}c "), [" a\t", " b  \u{a0}c "]);
         assert!(cut("").is_empty());
         assert_eq!(cut("   "), ["   "]);
@@ -238,9 +264,10 @@ mod tests {
         // Against the pipeline run on the whole text, on texts built from pieces where the
         // regex and the cut could disagree: runs of mixed whitespace, contractions, digits,
         // non-ASCII letters and spaces, and the added token that strips spaces.
+        let long = "ы".repeat(40); // a chunk longer than the cache keeps
         let pieces = [
             " ", " ", "  ", "\t", "\u{a0}", "\u{3000}", "the", "The", "'s", "'", "s", "12", "é", ".", "!?", "東京",
-            "<mask>", "<s>", "\n",
+            "мир", "Ⅻ", "<mask>", "<s>", "\n", &long,
         ];
         for prefix_space in [false, true] {
             let t = ModelTokenizer::from_bytes("r.json", roberta(prefix_space).as_bytes()).unwrap();
@@ -259,7 +286,9 @@ mod tests {
                 for special in [true, false] {
                     let whole = t.inner.encode_fast(s.as_str(), special).unwrap().get_ids().to_vec();
                     assert_eq!(t.ids(&s, special, usize::MAX), whole, "{s:?} special {special} prefix {prefix_space}");
-                    assert_eq!(t.ids(&s, special, 3), whole[..3.min(whole.len())], "{s:?}");
+                    for limit in [0, 1, 3] {
+                        assert_eq!(t.ids(&s, special, limit), whole[..limit.min(whole.len())], "{s:?} limit {limit}");
+                    }
                 }
             }
         }
@@ -274,5 +303,15 @@ mod tests {
         assert!(!read(&file.replace(r#""use_regex":true"#, r#""use_regex":false"#)));
         assert!(!read(&file.replace(r#""dropout":null"#, r#""dropout":0.1"#)));
         assert!(!read(&file.replace(r#""content":"<mask>""#, r#""content":"<ma sk>""#)));
+        for part in [r#""normalizer":null,"#, r#""model":{"type":"BPE","#] {
+            assert!(file.contains(part), "{part}");
+        }
+        // No normaliser key at all is no normaliser; a model without its type is read as BPE.
+        assert!(read(&file.replace(r#""normalizer":null,"#, "")));
+        assert!(read(&file.replace(r#""model":{"type":"BPE","#, r#""model":{"#)));
+        // The byte-level step inside a sequence of pre-tokenisers (Llama 3's) is not cut.
+        let pre = r#"{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true}"#;
+        assert!(file.contains(pre));
+        assert!(!read(&file.replace(pre, &format!(r#"{{"type":"Sequence","pretokenizers":[{pre}]}}"#))));
     }
 }

@@ -173,8 +173,9 @@ impl ModelTokenizer {
     pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, mut f: impl FnMut(&str)) {
         let strings = &self.strings;
         if let Some(c) = self.chunked(seq) {
-            let mut by_id = |id: u32| f(strings.get(id as usize).map_or("", String::as_str));
-            return c.for_each(&self.inner, self.digest, seq, special, limit, &mut by_id);
+            let mut ids = Vec::new();
+            c.ids_into(&self.inner, self.digest, seq, (special, limit), &mut ids);
+            return ids.iter().for_each(|&id| f(strings.get(id as usize).map_or("", String::as_str)));
         }
         let Some(enc) = self.first_tokens(seq, special, limit) else { return };
         enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
@@ -184,7 +185,7 @@ impl ModelTokenizer {
     pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {
         let mut out = Vec::new();
         if let Some(c) = self.chunked(seq) {
-            c.for_each(&self.inner, self.digest, seq, special, limit, &mut |id| out.push(id));
+            c.ids_into(&self.inner, self.digest, seq, (special, limit), &mut out);
         } else if let Some(enc) = self.first_tokens(seq, special, limit) {
             out.extend(enc.get_ids().iter().take(limit));
         }
