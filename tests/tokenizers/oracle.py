@@ -56,11 +56,13 @@ def wordpiece():
         return Tokenizer.from_str(f.read().decode("utf-8"))
 
 
-def bpe(lines):
+def bpe(lines, vocab_size=3000):
+    """RoBERTa style: byte-level BPE, `<s> … </s>`, and `<mask>` taking the spaces around it
+    (also bench/tokenizers.sh's tokenizer, with a larger vocabulary)."""
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=3000, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<s>", "<pad>", "</s>", "<unk>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(lines, trainer)
     tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")))
