@@ -210,8 +210,7 @@ mod tests {
         // B_ij = −½ (D_ij² − r_i − r_j + g), r the row means of D∘D and g their mean, each
         // entry written out here as a formula over the whole matrix.
         let n = 23;
-        let d =
-            DistanceMatrix::from_fn(n, |i, j| if i == j { 0.0 } else { 0.1 + ((i * 31 + j * 17) % 13) as f64 / 7.0 });
+        let d = DistanceMatrix::from_fn(n, |i, j| 0.1 + ((i * 31 + j * 17) % 13) as f64 / 7.0);
         let sq = |i: usize, j: usize| d.get(i, j) * d.get(i, j);
         let r: Vec<f64> = (0..n).map(|i| (0..n).map(|j| sq(i, j)).sum::<f64>() / n as f64).collect();
         let g = r.iter().sum::<f64>() / n as f64;

@@ -31,7 +31,7 @@ use crate::metric::DistanceMatrix;
 use crate::points::Points;
 use faer::Mat;
 pub use rows::RowPlan;
-pub use run::SmacofRun;
+pub use run::{Round, SmacofRun};
 use serde::{Deserialize, Serialize};
 
 /// Raw stress numerator Σ_{i<j} (δ_ij − D_ij)², δ row-major n×n.
@@ -175,18 +175,13 @@ pub fn smacof(
         rows::combine(x, &parts)
     };
     let mut run = SmacofRun::new(start.clone(), target_sum(target), max_iter, tol);
-    if let Some(x) = run.to_evaluate() {
-        let (stress, _) = pass(x, false);
-        let going = run.evaluated(stress);
-        progress(run.progress());
-        if let Some((_, Some(next))) = run.step_from().filter(|_| going).map(|x| pass(x, true)) {
-            run.stepped(next);
+    while let Some(r) = run.round() {
+        let evaluates = r.evaluates;
+        let (stress, next) = pass(r.x, r.step);
+        let going = run.took(evaluates, stress, next);
+        if evaluates {
+            progress(run.progress());
         }
-    }
-    while let Some(x) = run.to_evaluate() {
-        let (stress, next) = pass(x, run.may_step());
-        let going = run.advance(stress, next);
-        progress(run.progress());
         if !going {
             break;
         }

@@ -9,6 +9,15 @@
 use super::{SmacofFit, SmacofStop};
 use crate::points::Points;
 
+/// What a driver computes next ([`SmacofRun::round`]): σ of `x` unless `evaluates` is false,
+/// and the Guttman step from `x` when `step`.
+#[derive(Debug, Clone, Copy)]
+pub struct Round<'a> {
+    pub x: &'a Points,
+    pub step: bool,
+    pub evaluates: bool,
+}
+
 /// A SMACOF run in progress (see the module docs).
 #[derive(Debug, Clone)]
 pub struct SmacofRun {
@@ -107,6 +116,31 @@ impl SmacofRun {
                 true
             }
             None => false,
+        }
+    }
+
+    /// The next round of a driver that computes σ and the step together ([`super::smacof`],
+    /// the page's helpers): the start evaluated alone (a start already exact costs no step),
+    /// then the step from it alone, then σ of each candidate with the step from it; `None`
+    /// once stopped.
+    pub fn round(&self) -> Option<Round<'_>> {
+        match self.to_evaluate() {
+            Some(x) => Some(Round { x, step: self.accepted.is_some() && self.may_step(), evaluates: true }),
+            None => self.step_from().map(|x| Round { x, step: true, evaluates: false }),
+        }
+    }
+
+    /// Takes the results of the [`Self::round`] that `evaluates` (or not: the step alone):
+    /// σ's numerator and the step (`None` if not computed). Returns whether the run goes on.
+    pub fn took(&mut self, evaluates: bool, stress: f64, next: Option<Points>) -> bool {
+        if !evaluates {
+            let Some(next) = next else { return false };
+            self.stepped(next);
+            true
+        } else if self.accepted.is_none() {
+            self.evaluated(stress)
+        } else {
+            self.advance(stress, next)
         }
     }
 

@@ -116,8 +116,7 @@ impl Sharing<'_> {
 }
 
 /// The run with `workers` sharing the blocks (module docs), and how many of them were still
-/// sharing at the end. As natively ([`smacof`]), the start is evaluated alone first, so a
-/// start that is already exact costs no step.
+/// sharing at the end; the rounds are [`SmacofRun::round`]'s, as natively ([`smacof`]).
 async fn in_helpers(
     start: &Points,
     d: &DistanceMatrix,
@@ -130,20 +129,13 @@ async fn in_helpers(
     let alive = workers.iter().zip(&shares).map(|(w, s)| send_share(w, &plan, d, dim, s.clone())).collect();
     let mut sharing = Sharing { workers, alive, shares, plan, d };
     let mut run = SmacofRun::new(start.clone(), target_sum(d), cap, SMACOF_TOL);
-    if let Some(x) = run.to_evaluate() {
-        let (stress, _) = sharing.pass(x, false).await;
-        let going = run.evaluated(stress);
-        report(run.progress());
-        if let Some(x) = run.step_from().filter(|_| going) {
-            if let (_, Some(next)) = sharing.pass(x, true).await {
-                run.stepped(next);
-            }
+    while let Some(r) = run.round() {
+        let evaluates = r.evaluates;
+        let (stress, next) = sharing.pass(r.x, r.step).await;
+        let going = run.took(evaluates, stress, next);
+        if evaluates {
+            report(run.progress());
         }
-    }
-    while let Some(x) = run.to_evaluate() {
-        let (stress, next) = sharing.pass(x, run.may_step()).await;
-        let going = run.advance(stress, next);
-        report(run.progress());
         if !going {
             break;
         }

@@ -55,7 +55,8 @@ thread_local! {
 pub enum Cut {
     /// BERT's: at every space, the spaces dropped.
     Spaces,
-    /// GPT-2's byte-level BPE: before every space followed by a visible ASCII character.
+    /// GPT-2's byte-level BPE: before every space that a visible ASCII character, a letter or
+    /// a digit follows.
     ByteLevel,
 }
 
@@ -119,22 +120,15 @@ impl Chunking {
         self.guards.iter().any(|g| memchr::memmem::find(seq.as_bytes(), g.as_bytes()).is_some())
     }
 
-    /// The first `limit` token ids of `seq` (not [`Self::whole`]) into `out`: the prefix
-    /// when `special`, each chunk's (from this thread's cache for the tokenizer whose file has
-    /// `digest`, else encoded by `t`), the suffix when `special`. `false`, with `out` empty,
-    /// when `t` fails on a chunk: it fails on the whole text then, which yields no token.
-    pub fn ids_into(
-        &self,
-        t: &tokenizers::Tokenizer,
-        digest: u64,
-        seq: &str,
-        (special, limit): (bool, usize),
-        out: &mut Vec<u32>,
-    ) -> bool {
-        out.clear();
+    /// The first `limit` token ids of `seq` (not [`Self::whole`]): the prefix when `special`,
+    /// each chunk's (from this thread's cache for the tokenizer whose file has `digest`, else
+    /// encoded by `t`), the suffix when `special`. None when `t` fails on a chunk: it fails on
+    /// the whole text then, which yields no token.
+    pub fn ids(&self, t: &tokenizers::Tokenizer, digest: u64, seq: &str, special: bool, limit: usize) -> Vec<u32> {
+        let mut out = Vec::new();
         let push = |ids: &[u32], out: &mut Vec<u32>| out.extend(ids.iter().take(limit.saturating_sub(out.len())));
         if special {
-            push(&self.prefix, out);
+            push(&self.prefix, &mut out);
         }
         let mut failed = false;
         CHUNKS.with(|c| {
@@ -147,14 +141,14 @@ impl Chunking {
                     return false;
                 }
                 if let Some(ids) = c.ids.get(chunk) {
-                    push(ids, out);
+                    push(ids, &mut out);
                     return true;
                 }
                 let Ok(e) = t.encode_fast(chunk, false) else {
                     failed = true;
                     return false;
                 };
-                push(e.get_ids(), out);
+                push(e.get_ids(), &mut out);
                 if chunk.len() <= CACHE_CHUNK_BYTES {
                     c.bytes += chunk.len() + 4 * e.get_ids().len() + 48;
                     c.ids.insert(chunk.into(), e.get_ids().into());
@@ -167,13 +161,12 @@ impl Chunking {
             }
         });
         if failed {
-            out.clear();
-            return false;
+            return Vec::new();
         }
         if special {
-            push(&self.suffix, out);
+            push(&self.suffix, &mut out);
         }
-        true
+        out
     }
 }
 

@@ -171,25 +171,17 @@ impl ModelTokenizer {
     /// tokenizer's post-processor adds them when `special` is on. A sequence the tokenizer
     /// cannot encode yields no token (it counts like an empty line).
     pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, mut f: impl FnMut(&str)) {
-        let strings = &self.strings;
-        if let Some(c) = self.chunked(seq) {
-            let mut ids = Vec::new();
-            c.ids_into(&self.inner, self.digest, seq, (special, limit), &mut ids);
-            return ids.iter().for_each(|&id| f(strings.get(id as usize).map_or("", String::as_str)));
-        }
-        let Some(enc) = self.first_tokens(seq, special, limit) else { return };
-        enc.get_ids().iter().take(limit).map(|&id| strings.get(id as usize).map_or("", String::as_str)).for_each(f);
+        self.ids(seq, special, limit).into_iter().for_each(|id| f(self.token(id)));
     }
 
     /// The ids of the tokens [`Self::for_each_token`] names: what a model reads (SPEC §9).
     pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {
-        let mut out = Vec::new();
-        if let Some(c) = self.chunked(seq) {
-            c.ids_into(&self.inner, self.digest, seq, (special, limit), &mut out);
-        } else if let Some(enc) = self.first_tokens(seq, special, limit) {
-            out.extend(enc.get_ids().iter().take(limit));
+        match self.chunked(seq) {
+            Some(c) => c.ids(&self.inner, self.digest, seq, special, limit),
+            None => self
+                .first_tokens(seq, special, limit)
+                .map_or_else(Vec::new, |e| e.get_ids()[..limit.min(e.len())].to_vec()),
         }
-        out
     }
 
     /// The vocabulary's name for token id `id` ("" when it has none).
