@@ -46,20 +46,22 @@ pub struct Target {
 impl Target {
     /// Prepares D; an all-zero D has no geometry to compare with.
     pub fn new(target: &DistanceMatrix) -> Result<Self> {
-        let upper = target.upper();
-        if upper.len() >= 1 << 31 {
+        let n = target.n();
+        if n * n.saturating_sub(1) / 2 >= 1 << 31 {
             // Doubled ranks are u32: at most 2³¹ − 1 pairs (n ≤ 65,536).
             return Err(PosgeoError::TooLarge(format!(
                 "{} positions have more than 2^31 pairs, more than the ranks of Spearman's rho are kept for",
                 target.n()
             )));
         }
-        let sum_sq: f64 = upper.iter().map(|y| y * y).sum();
+        let sum_sq: f64 = target.upper_values().map(|y| y * y).sum();
         if sum_sq <= 0.0 {
             return Err(PosgeoError::NoGeometry);
         }
-        let ranks = doubled_ranks(&upper);
-        Ok(Target { upper, sum_sq, ranks })
+        // The ranks first, their sort read from D itself: the pairs' copy is made once the
+        // sort is gone, so the two never sit side by side.
+        let ranks = doubled_ranks_of(target.upper_values());
+        Ok(Target { upper: target.upper(), sum_sq, ranks })
     }
 
     /// D over the pairs i < j, row order.
@@ -98,26 +100,25 @@ pub fn stress(delta: &DistanceMatrix, target: &DistanceMatrix) -> Result<StressR
 
 /// Compares δ with a prepared D.
 pub fn stress_against(delta: &DistanceMatrix, target: &Target) -> StressReport {
-    let upper = delta.upper();
-    let sums = Sums::of(&upper, target);
+    let sums = Sums::of(delta.upper_values(), target);
     let monotonicity = monotonicity::violation_rate(delta);
-    sums.finish(monotonicity, delta.lags(), upper, target)
+    sums.finish(monotonicity, delta.lags(), delta.upper(), target)
 }
 
 /// Compares δ with a prepared D, taking δ: `sketch` reads δ with its scale a* before δ is
-/// released, and only then are δ's pairs sorted for Spearman's ρ — so the sort never sits
-/// beside δ. The same numbers as [`stress_against`].
+/// turned into its pairs in its own buffer ([`DistanceMatrix::into_upper`]), and only then
+/// are they sorted for Spearman's ρ — so neither the pairs nor their sort ever sit beside
+/// the n×n δ. The same numbers as [`stress_against`].
 pub fn stress_consuming<S>(
     delta: DistanceMatrix,
     target: &Target,
     sketch: impl FnOnce(&DistanceMatrix, f64) -> S,
 ) -> (StressReport, S) {
-    let upper = delta.upper();
-    let sums = Sums::of(&upper, target);
+    let sums = Sums::of(delta.upper_values(), target);
     let sketched = sketch(&delta, sums.scale);
     let monotonicity = monotonicity::violation_rate(&delta);
     let lags = delta.lags().map(<[f64]>::to_vec);
-    drop(delta);
+    let upper = delta.into_upper();
     (sums.finish(monotonicity, lags.as_deref(), upper, target), sketched)
 }
 
@@ -129,16 +130,17 @@ struct Sums {
 }
 
 impl Sums {
-    fn of(d: &[f64], target: &Target) -> Sums {
+    /// Of δ's pairs `d`, in row order.
+    fn of(d: impl Iterator<Item = f64> + Clone, target: &Target) -> Sums {
         let (t, tt) = (&target.upper, target.sum_sq);
         let (mut dd, mut dt) = (0.0, 0.0);
-        for (&x, &y) in d.iter().zip(t) {
+        for (x, &y) in d.clone().zip(t) {
             dd += x * x;
             dt += x * y;
         }
-        let raw: f64 = d.iter().zip(t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
+        let raw: f64 = d.clone().zip(t).map(|(x, y)| (x - y) * (x - y)).sum::<f64>() / tt;
         let scale = if dd > 0.0 { dt / dd } else { 0.0 };
-        let scaled: f64 = d.iter().zip(t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
+        let scaled: f64 = d.zip(t).map(|(x, y)| (scale * x - y).powi(2)).sum::<f64>() / tt;
         Sums { raw, scaled, scale }
     }
 
@@ -168,25 +170,43 @@ pub fn ranks(v: &[f64]) -> Vec<f64> {
 /// (exact while there are fewer than 2³¹ pairs, n ≤ 65,536: [`Target::new`] refuses more, and
 /// the memory budget keeps n far below). Halving gives the ranks back exactly.
 pub fn doubled_ranks(v: &[f64]) -> Vec<u32> {
-    let eps = TIE_TOLERANCE * v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    doubled_ranks_of(v.iter().copied())
+}
+
+/// [`doubled_ranks`] of the values an iterator gives (read twice: their largest magnitude,
+/// then the sort).
+fn doubled_ranks_of(v: impl Iterator<Item = f64> + Clone) -> Vec<u32> {
+    let eps = TIE_TOLERANCE * v.clone().fold(0.0f64, |m, x| m.max(x.abs()));
     // (value, index) pairs sort contiguously, faster than an index sort.
-    let sorted: Vec<(f64, u32)> = v.iter().enumerate().map(|(k, &x)| (x, k as u32)).collect();
+    let sorted: Vec<Pair> = v.enumerate().map(|(k, value)| Pair { value, index: k as u32 }).collect();
     sorted_doubled_ranks(sorted, eps)
 }
 
+/// A value and its index, 12 bytes (unpadded: the sort's buffer is a quarter smaller than
+/// a `(f64, u32)`'s 16 bytes, and sorts as fast).
+#[derive(Clone, Copy)]
+#[repr(C, packed(4))]
+struct Pair {
+    value: f64,
+    index: u32,
+}
+
 /// [`doubled_ranks`] of (value, index) pairs, sorted here.
-fn sorted_doubled_ranks(mut sorted: Vec<(f64, u32)>, eps: f64) -> Vec<u32> {
-    sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+fn sorted_doubled_ranks(mut sorted: Vec<Pair>, eps: f64) -> Vec<u32> {
+    sorted.sort_unstable_by(|a, b| {
+        let (av, ak, bv, bk) = (a.value, a.index, b.value, b.index);
+        av.total_cmp(&bv).then(ak.cmp(&bk))
+    });
     let mut r = vec![0u32; sorted.len()];
     let mut start = 0;
     while start < sorted.len() {
         let mut end = start + 1;
-        while end < sorted.len() && sorted[end].0 - sorted[end - 1].0 <= eps {
+        while end < sorted.len() && { sorted[end].value } - { sorted[end - 1].value } <= eps {
             end += 1;
         }
         let doubled = (start + end + 1) as u32;
-        for &(_, k) in &sorted[start..end] {
-            r[k as usize] = doubled;
+        for p in &sorted[start..end] {
+            r[{ p.index } as usize] = doubled;
         }
         start = end;
     }
@@ -205,7 +225,7 @@ pub fn pair_ranks(delta: &DistanceMatrix, upper: &[f64]) -> Vec<f64> {
 fn doubled_pair_ranks(lags: Option<&[f64]>, upper: Vec<f64>) -> Vec<u32> {
     let eps = TIE_TOLERANCE * upper.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let Some(f) = lags else {
-        let sorted: Vec<(f64, u32)> = upper.iter().enumerate().map(|(k, &x)| (x, k as u32)).collect();
+        let sorted: Vec<Pair> = upper.iter().enumerate().map(|(k, &value)| Pair { value, index: k as u32 }).collect();
         drop(upper);
         return sorted_doubled_ranks(sorted, eps);
     };

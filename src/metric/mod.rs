@@ -135,6 +135,28 @@ impl DistanceMatrix {
         out
     }
 
+    /// The same values as [`DistanceMatrix::upper`], read in place.
+    pub fn upper_values(&self) -> impl Iterator<Item = f64> + Clone + '_ {
+        (0..self.n).flat_map(move |i| self.row(i)[i + 1..].iter().copied())
+    }
+
+    /// [`DistanceMatrix::upper`], made in the matrix's own buffer: the pairs moved to its
+    /// front row by row, the rest given back (the allocation shrinks in place), so no n×n
+    /// matrix sits beside them.
+    pub fn into_upper(self) -> Vec<f64> {
+        let (n, mut data) = (self.n, self.data);
+        let mut at = 0;
+        for i in 0..n {
+            let row = i * n + i + 1..(i + 1) * n;
+            let len = row.len();
+            data.copy_within(row, at);
+            at += len;
+        }
+        data.truncate(at);
+        data.shrink_to_fit();
+        data
+    }
+
     /// f(0..n) when δ_ij = f(|i − j|) bit for bit (the shift-invariant encodings), else `None`.
     pub fn lags(&self) -> Option<&[f64]> {
         let first = self.data.get(..self.n).filter(|_| self.n > 0)?;
@@ -281,6 +303,18 @@ mod tests {
             let want = DistanceMatrix::from_fn(n, |i, j| f(i, j, g[i * n + j]));
             let got = DistanceMatrix::from_upper_in_place(n, g.clone(), f);
             assert_eq!(got, want, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn the_pairs_made_in_place_are_the_pairs_copied() {
+        for n in [0, 1, 2, 3, 7, 64] {
+            let m = DistanceMatrix::from_fn(n, |i, j| (i * 31 + j * 7) as f64 + 0.5);
+            let copied = m.upper();
+            assert_eq!(m.upper_values().collect::<Vec<_>>(), copied, "n = {n}");
+            let moved = m.into_upper();
+            assert_eq!(moved, copied, "n = {n}");
+            assert_eq!(moved.len(), n * n.saturating_sub(1) / 2);
         }
     }
 
