@@ -240,7 +240,8 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         // A helper's job: count a part of a file ([`super::helpers`]).
-        let served = super::helpers::serve(&s2, &data)
+        let served = super::helpers::serve_warm(&data)
+            || super::helpers::serve(&s2, &data)
             || super::measure::serve(&s2, &data)
             || super::mds::serve(&s2, &data)
             || super::smacof::serve(&s2, &data)

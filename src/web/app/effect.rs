@@ -36,6 +36,9 @@ pub enum Effect {
     Post(Box<Job>),
     /// Terminate the worker (if any) and start a fresh one.
     RestartWorker,
+    /// Have the worker (if up) start its helper workers now: a file it will count with them
+    /// was chosen, and they load meanwhile.
+    WarmHelpers,
     /// Replace the page's query string and the share link.
     WriteUrl(String),
     /// Summary, table, Shepard picker, then every chart one per task; then [`Msg::Rendered`].

@@ -51,6 +51,9 @@ pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) ->
     let mut fx = vec![info, Effect::ReadFile(slot)];
     if slot == Slot::Corpus {
         fx.push(Effect::SelectSource(SourceKind::File));
+        if size >= crate::web::protocol::PARALLEL_FROM {
+            fx.push(Effect::WarmHelpers);
+        }
     }
     fx
 }
@@ -99,7 +102,8 @@ impl Slot {
 
 #[cfg(test)]
 mod tests {
-    use super::Slot;
+    use super::super::{update, Msg};
+    use super::*;
 
     #[test]
     fn files_dropped_together_from_a_model_folder_go_to_the_model() {
@@ -110,5 +114,14 @@ mod tests {
         assert_eq!(slot(&["model.safetensors"]), Slot::Corpus);
         assert_eq!(slot(&["a.txt", "b.txt"]), Slot::Corpus);
         assert_eq!(slot(&[]), Slot::Corpus);
+    }
+
+    #[test]
+    fn choosing_a_corpus_the_helpers_will_count_starts_them() {
+        let (mut m, big) = (Model::default(), crate::web::protocol::PARALLEL_FROM);
+        let mut warms = |slot, size| {
+            update(&mut m, Msg::FileChosen { slot, name: "f.txt".into(), size }).contains(&Effect::WarmHelpers)
+        };
+        assert!(warms(Slot::Corpus, big) && !warms(Slot::Corpus, big - 1.0) && !warms(Slot::Learned, 2.0 * big));
     }
 }

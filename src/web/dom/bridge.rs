@@ -37,6 +37,15 @@ pub fn restart() {
     runtime::with(|rt| rt.worker = Some(worker));
 }
 
+/// Asks the worker, if it is up, to start its helper workers now (`{ warm: true }`).
+pub fn warm() {
+    let Some(Some(w)) = runtime::with(|rt| rt.worker.clone()) else { return };
+    let msg = js_sys::Object::new();
+    if js_sys::Reflect::set(&msg, &"warm".into(), &JsValue::TRUE).is_ok() {
+        w.post_message(&msg).ok();
+    }
+}
+
 /// A worker message: a JSON string, or a `Done` with its bulky numbers beside it.
 fn received(data: &JsValue) {
     let (json, bulk) = match data.as_string() {

@@ -155,6 +155,7 @@ pub fn perform(effect: Effect) {
         }
         Effect::Post(job) => bridge::post(&job),
         Effect::RestartWorker => bridge::restart(),
+        Effect::WarmHelpers => bridge::warm(),
         Effect::WriteUrl(query) => {
             if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
                 h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&query)).ok();

@@ -27,6 +27,11 @@ use std::collections::BTreeMap;
 /// (1611), one verse per line, from Debian's `bible-kjv-text` package.
 pub const GENESIS: &str = include_str!("../../../www/corpora/kjv-genesis.txt");
 
+/// Uploads at least this large (bytes) are counted by several helper workers (uncompressed
+/// text or JSON Lines; see `web::helpers`), which the page has started as soon as such a
+/// file is chosen.
+pub const PARALLEL_FROM: f64 = 16e6;
+
 /// Where the corpus comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
