@@ -141,6 +141,9 @@ pub struct Model {
     started: f64,
     last_id: u32,
     worker_ready: bool,
+    /// A file for the helper workers was chosen before the worker was ready: it is asked
+    /// to start them once it is.
+    warm_pending: bool,
     queued: Vec<Job>,
     waiting: Option<(Form, f64)>,
     drag: Option<(i32, i32)>,
@@ -241,7 +244,8 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::Cancel => run::cancel(m),
         Msg::WorkerReady => {
             m.worker_ready = true;
-            m.queued.drain(..).map(|j| Effect::Post(Box::new(j))).collect()
+            let warm = std::mem::take(&mut m.warm_pending).then_some(Effect::WarmHelpers);
+            warm.into_iter().chain(m.queued.drain(..).map(|j| Effect::Post(Box::new(j)))).collect()
         }
         Msg::Worker { response, at } => run::worker_said(m, response, at),
         Msg::WorkerDied(message) => run::worker_died(m, &message),

@@ -52,7 +52,12 @@ pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) ->
     if slot == Slot::Corpus {
         fx.push(Effect::SelectSource(SourceKind::File));
         if size >= crate::web::protocol::PARALLEL_FROM {
-            fx.push(Effect::WarmHelpers);
+            // Started now, they load while the user sets the options; a worker not yet up
+            // is asked when it is.
+            match m.worker_ready {
+                true => fx.push(Effect::WarmHelpers),
+                false => m.warm_pending = true,
+            }
         }
     }
     fx
@@ -119,9 +124,15 @@ mod tests {
     #[test]
     fn choosing_a_corpus_the_helpers_will_count_starts_them() {
         let (mut m, big) = (Model::default(), crate::web::protocol::PARALLEL_FROM);
-        let mut warms = |slot, size| {
-            update(&mut m, Msg::FileChosen { slot, name: "f.txt".into(), size }).contains(&Effect::WarmHelpers)
-        };
-        assert!(warms(Slot::Corpus, big) && !warms(Slot::Corpus, big - 1.0) && !warms(Slot::Learned, 2.0 * big));
+        let warm = Effect::WarmHelpers;
+        let choose = |m: &mut Model, slot, size| update(m, Msg::FileChosen { slot, name: "f.txt".into(), size });
+        // Before the worker is ready, it is asked once it is.
+        assert!(!choose(&mut m, Slot::Corpus, big).contains(&warm));
+        assert_eq!(update(&mut m, Msg::WorkerReady).first(), Some(&warm));
+        assert!(!update(&mut m, Msg::WorkerReady).contains(&warm), "asked once");
+        assert!(choose(&mut m, Slot::Corpus, big).contains(&warm));
+        assert!(!choose(&mut m, Slot::Corpus, big - 1.0).contains(&warm));
+        assert!(!choose(&mut m, Slot::Learned, 2.0 * big).contains(&warm), "only the corpus is counted by helpers");
+        assert!(!update(&mut m, Msg::WorkerReady).contains(&warm));
     }
 }
