@@ -1,3 +1,10 @@
+// A large upload's first run against its second: for each of REPS fresh pages (default 3), the
+// first dashboard, IDLE ms of nothing (default 1500), then bench-data/$CORPUS.txt (default
+// imdb, from bench/make_corpora.py) uploaded twice with the whitespace tokenizer, Run clicked
+// CLICK_DELAY ms after the file is read (default 0). Prints seconds from the click to the full
+// dashboard, and from the click to the worker's first message (the helpers' counting), per
+// page and as medians; V=1 adds the worker's stages. DIST= another built site to compare.
+// Usage: node bench/first_upload.mjs   (after `trunk build --release`)
 import path from 'node:path';
 import { serve, launch, settle } from '../tests/e2e/harness.mjs';
 import { markWorkerStages } from './marks.mjs';
