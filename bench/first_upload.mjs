@@ -21,7 +21,8 @@ for (let k = 0; k < Number(process.env.REPS || 3); k++) {
   await page.addInitScript(() => {
     document.addEventListener('DOMContentLoaded', () => {
       new MutationObserver(() => {
-        if (document.querySelector('#status').dataset.state === 'done') window.__stages.push({ key: 'end', t: performance.now() });
+        const clicked = window.__stages.some((x) => x.key === 'click');
+        if (clicked && document.querySelector('#status').dataset.state === 'done') window.__stages.push({ key: 'end', t: performance.now() });
       }).observe(document.querySelector('#status'), { attributes: true });
     });
   });

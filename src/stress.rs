@@ -46,8 +46,7 @@ pub struct Target {
 impl Target {
     /// Prepares D; an all-zero D has no geometry to compare with.
     pub fn new(target: &DistanceMatrix) -> Result<Self> {
-        let n = target.n();
-        if n * n.saturating_sub(1) / 2 >= 1 << 31 {
+        if target.n() > 65_536 {
             // Doubled ranks are u32: at most 2³¹ − 1 pairs (n ≤ 65,536).
             return Err(PosgeoError::TooLarge(format!(
                 "{} positions have more than 2^31 pairs, more than the ranks of Spearman's rho are kept for",

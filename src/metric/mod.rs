@@ -141,8 +141,8 @@ impl DistanceMatrix {
     }
 
     /// [`DistanceMatrix::upper`], made in the matrix's own buffer: the pairs moved to its
-    /// front row by row, the rest given back (the allocation shrinks in place), so no n×n
-    /// matrix sits beside them.
+    /// front row by row, the rest given back (`shrink_to_fit`; the allocators of both targets
+    /// shrink such a block where it is), so no n×n matrix sits beside them.
     pub fn into_upper(self) -> Vec<f64> {
         let (n, mut data) = (self.n, self.data);
         let mut at = 0;

@@ -40,6 +40,9 @@ thread_local! {
     static POOL: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
     /// The helpers being started ahead of need ([`warm`]), while they are.
     static WARMING: RefCell<Option<js_sys::Promise>> = const { RefCell::new(None) };
+    /// How many times the pool was ended ([`end_pooled`]): helpers whose start began before
+    /// the last time are ended too when they are ready, not pooled.
+    static ENDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// How many helpers a request's upload gets (0: one worker counts it).
@@ -86,7 +89,13 @@ pub(super) async fn helpers(k: usize) -> Option<Vec<Worker>> {
         let take = pool.len().min(k);
         pool.drain(..take).collect()
     });
-    ready.extend(started(k - ready.len()).await?);
+    match started(k - ready.len()).await {
+        Some(new) => ready.extend(new),
+        None => {
+            ready.iter().for_each(Worker::terminate);
+            return None;
+        }
+    }
     Some(ready)
 }
 
@@ -142,9 +151,12 @@ fn warm() {
     if k < 2 || pooled() > 0 || WARMING.with(|w| w.borrow().is_some()) {
         return;
     }
+    let ended = ENDED.get();
+    // The future first runs in a later microtask, so WARMING is set (below) before it can
+    // be cleared.
     let promise = wasm_bindgen_futures::future_to_promise(async move {
         if let Some(ready) = started(k).await {
-            POOL.with(|p| p.borrow_mut().extend(ready));
+            release(ready, ENDED.get() == ended);
         }
         WARMING.with(|w| w.borrow_mut().take());
         Ok(JsValue::UNDEFINED)
@@ -152,9 +164,10 @@ fn warm() {
     WARMING.with(|w| *w.borrow_mut() = Some(promise));
 }
 
-/// Ends the helpers waiting in the pool: what their jobs left in their wasm memory (which
-/// never shrinks) leaves the tab with them.
+/// Ends the helpers waiting in the pool (and those being started, once they are): what
+/// their jobs left in their wasm memory (which never shrinks) leaves the tab with them.
 pub(super) fn end_pooled() {
+    ENDED.set(ENDED.get().wrapping_add(1));
     POOL.with(|p| p.borrow_mut().drain(..).for_each(|w| w.terminate()));
 }
 
@@ -163,13 +176,14 @@ pub(super) fn pooled() -> usize {
     POOL.with(|p| p.borrow().len())
 }
 
-/// Puts helpers back in the pool (their job went well), or ends them.
+/// Puts helpers back in the pool (their job went well), or ends them; the pool keeps at
+/// most one per core (helpers started ahead of need while a job had others out would make
+/// more), ending the rest.
 pub(super) fn release(workers: Vec<Worker>, ok: bool) {
-    if ok {
-        POOL.with(|p| p.borrow_mut().extend(workers));
-    } else {
-        workers.iter().for_each(Worker::terminate);
-    }
+    let room = if ok { cores().saturating_sub(pooled()) } else { 0 };
+    let mut workers = workers.into_iter();
+    POOL.with(|p| p.borrow_mut().extend(workers.by_ref().take(room)));
+    workers.for_each(|w| w.terminate());
 }
 
 /// The helper count for this machine: `navigator.hardwareConcurrency`, at most [`MAX_HELPERS`].

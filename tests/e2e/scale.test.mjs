@@ -73,7 +73,7 @@ test('a large text upload is counted by several workers and equals the CLI', asy
   const k = cores > 1 ? Math.min(cores, 4) : 0;
   // Choosing the file starts the helpers (the worker's own), before the run is asked for.
   await page.setInputFiles('#file-input', file);
-  for (let t = 0; t < 100 && page.workers().length < 1 + k; t++) await page.waitForTimeout(200);
+  for (let t = 0; t < 300 && page.workers().length < 1 + k; t++) await page.waitForTimeout(200);
   assert.equal(page.workers().length, 1 + k, 'the worker and its helpers, started on choosing the file');
   await upload(page, file);
   assertSameNumbers(await table(page), cli([], Buffer.from(big)));

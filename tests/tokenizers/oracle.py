@@ -82,12 +82,14 @@ def gpt2(lines):
     return tok
 
 
-def unigram(lines):
+def unigram(lines, vocab_size=2000):
+    """T5 style: Unigram over Metaspace, after NFKC and a normaliser acting across spaces (also
+    bench/tokenizers.sh's tokenizer, with a larger vocabulary)."""
     tok = Tokenizer(models.Unigram())
     tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("  ", " ")])
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
     tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    trainer = trainers.UnigramTrainer(vocab_size=2000, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>",
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>",
                                       show_progress=False)
     tok.train_from_iterator(lines, trainer)
     tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))])

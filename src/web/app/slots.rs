@@ -47,11 +47,12 @@ pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) ->
         ));
     }
     let info = Effect::FileInfo(slot, format!("reading {name}…"));
+    let helpers = slot == Slot::Corpus && crate::web::protocol::counted_by_helpers(&name, size);
     *slot_mut(m, slot) = FileSlot::Reading(name);
     let mut fx = vec![info, Effect::ReadFile(slot)];
     if slot == Slot::Corpus {
         fx.push(Effect::SelectSource(SourceKind::File));
-        if size >= crate::web::protocol::PARALLEL_FROM {
+        if helpers {
             // Started now, they load while the user sets the options; a worker not yet up
             // is asked when it is.
             match m.worker_ready {
@@ -132,6 +133,12 @@ mod tests {
         assert!(!update(&mut m, Msg::WorkerReady).contains(&warm), "asked once");
         assert!(choose(&mut m, Slot::Corpus, big).contains(&warm));
         assert!(!choose(&mut m, Slot::Corpus, big - 1.0).contains(&warm));
+        for name in ["f.csv", "f.tsv", "f.txt.gz", "counts.parquet"] {
+            let fx = update(&mut m, Msg::FileChosen { slot: Slot::Corpus, name: name.into(), size: big });
+            assert!(!fx.contains(&warm), "{name}: not counted by helpers");
+        }
+        let fx = update(&mut m, Msg::FileChosen { slot: Slot::Corpus, name: "F.JSONL".into(), size: big });
+        assert!(fx.contains(&warm));
         assert!(!choose(&mut m, Slot::Learned, 2.0 * big).contains(&warm), "only the corpus is counted by helpers");
         assert!(!update(&mut m, Msg::WorkerReady).contains(&warm));
     }

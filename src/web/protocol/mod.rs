@@ -29,8 +29,20 @@ pub const GENESIS: &str = include_str!("../../../www/corpora/kjv-genesis.txt");
 
 /// Uploads at least this large (bytes) are counted by several helper workers (uncompressed
 /// text or JSON Lines; see `web::helpers`), which the page has started as soon as such a
-/// file is chosen.
+/// file is chosen ([`counted_by_helpers`]).
 pub const PARALLEL_FROM: f64 = 16e6;
+
+/// Whether a corpus file of this name and size will be counted by helper workers, as far as
+/// its name tells: large enough, and plain text or JSON Lines, not compressed, not a
+/// Parquet counts table (the worker checks the file's first bytes too, when the run begins).
+pub fn counted_by_helpers(name: &str, size: f64) -> bool {
+    let lower = name.to_lowercase();
+    let kind = crate::corpus::FileKind::from_file_name(&lower);
+    size >= PARALLEL_FROM
+        && matches!(kind, crate::corpus::FileKind::Text | crate::corpus::FileKind::Jsonl)
+        && !lower.ends_with(".gz")
+        && !lower.ends_with(".parquet")
+}
 
 /// Where the corpus comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
