@@ -20,12 +20,16 @@
 //!   kept with what follows). `add_prefix_space` acts on the first chunk as on the text, and
 //!   the others already start with a space.
 //!
+//! - **Metaspace pipelines** (Unigram after NFKC-like normalisers and `Metaspace`; T5- and
+//!   XLM-R-style files trained by the library): cut before a space between two visible ASCII
+//!   characters ([`Cut::Metaspace`]; [`super::metaspace`] says which files and why).
+//!
 //! A chunk the tokenizer fails on fails the text, which then yields no token, as whole. Chunks
 //! of at most 64 bytes are kept, up to 32 MB per thread.
 //!
 //! Added tokens (`<mask>`, `<|endoftext|>`) are split off before the pipeline runs, and their
-//! `lstrip`/`rstrip` take spaces from their neighbours, across a cut. A byte-level text that
-//! holds an added token's text is therefore encoded whole. No pipeline with an added token
+//! `lstrip`/`rstrip` take spaces from their neighbours, across a cut. A byte-level or
+//! Metaspace text that holds an added token's text is therefore encoded whole. No pipeline with an added token
 //! containing a space is word-local.
 
 use rustc_hash::FxHashMap;
@@ -58,6 +62,8 @@ pub enum Cut {
     /// GPT-2's byte-level BPE: before every space that a visible ASCII character, a letter or
     /// a digit follows.
     ByteLevel,
+    /// Metaspace's: before every space between two visible ASCII characters.
+    Metaspace,
 }
 
 /// Which cut, if any, the file's pipeline allows (module docs); `model` is the model type
@@ -81,6 +87,8 @@ pub fn cut_of(json: &Value, model: &str) -> Option<Cut> {
         Some(Cut::Spaces)
     } else if no_normaliser && kind("pre_tokenizer") == Some("ByteLevel") && regex && model == "BPE" && !dropout {
         Some(Cut::ByteLevel)
+    } else if super::metaspace::allows(json, model) {
+        Some(Cut::Metaspace)
     } else {
         None
     }
@@ -106,9 +114,10 @@ impl Chunking {
         let at = (0..=with.len().checked_sub(without.len())?).find(|&i| with[i..i + without.len()] == without[..])?;
         let (prefix, suffix) = (with[..at].to_vec(), with[at + without.len()..].to_vec());
         (ids("", true)? == [&prefix[..], &suffix[..]].concat()).then_some(())?;
+        (cut != Cut::Metaspace || super::metaspace::normaliser_keeps_the_cut(t)).then_some(())?;
         let guards = match cut {
             Cut::Spaces => Vec::new(),
-            Cut::ByteLevel => {
+            Cut::ByteLevel | Cut::Metaspace => {
                 t.get_added_tokens_decoder().into_values().map(|a| a.content).filter(|c| !c.is_empty()).collect()
             }
         };
@@ -158,6 +167,7 @@ impl Chunking {
             match self.cut {
                 Cut::Spaces => _ = seq.split(' ').filter(|w| !w.is_empty()).all(&mut chunk),
                 Cut::ByteLevel => _ = byte_level_chunks(seq).all(&mut chunk),
+                Cut::Metaspace => _ = super::metaspace::chunks(seq).all(&mut chunk),
             }
         });
         if failed {

@@ -10,15 +10,16 @@
 //! The file is checked before the crate reads it, so that a file that is not a tokenizer, or
 //! one with a model type posgeo does not offer, gets a message naming what was found.
 //!
-//! **Word-local pipelines** (BERT's WordPiece, GPT-2's byte-level BPE) are encoded chunk by
-//! chunk, each distinct chunk once ([`chunks`], which states why the tokens are the whole
-//! text's); other pipelines (Metaspace, normalisers that may join or split across spaces, BPE
-//! with dropout) are encoded whole.
+//! **Word-local pipelines** (BERT's WordPiece, GPT-2's byte-level BPE, Unigram after
+//! `Metaspace` and NFKC-like normalisers) are encoded chunk by chunk, each distinct chunk once
+//! ([`chunks`], which states why the tokens are the whole text's); other pipelines (e.g. a
+//! SentencePiece `Precompiled` normaliser, Llama's, BPE with dropout) are encoded whole.
 //!
 //! The crate is given the file's numbers as the Python package reads them (`json_numbers`):
 //! a Unigram segmentation tie (`. ...` against `... .`) is decided by a score's last bit.
 
 mod chunks;
+mod metaspace;
 
 use crate::error::{PosgeoError, Result};
 use chunks::{Chunking, Cut};
@@ -95,6 +96,10 @@ fn model_type(name: &str, bytes: &[u8]) -> Result<(String, Option<Cut>)> {
             format!("not a tokenizer.json: no \"model\" object (the JSON has {})", describe_keys(&keys)),
         ));
     };
+    if let Err(e) = precompiled_readable(json.get("normalizer")) {
+        // (The crate panics on such a file instead of saying so.)
+        return Err(bad(name, format!("its SentencePiece (Precompiled) normaliser cannot be read: {e}")));
+    }
     // Files written by older versions may leave the type out: the crate then guesses it from
     // the model's fields, as the Python package does.
     let found = match model.get("type").and_then(|t| t.as_str()) {
@@ -112,6 +117,19 @@ fn model_type(name: &str, bytes: &[u8]) -> Result<(String, Option<Cut>)> {
     }
     let cut = chunks::cut_of(&json, &found);
     Ok((found, cut))
+}
+
+/// Every `Precompiled` normaliser in `n` (alone or in a sequence) read as the crate reads it.
+fn precompiled_readable(n: Option<&serde_json::Value>) -> std::result::Result<(), serde_json::Error> {
+    let Some(n) = n else { return Ok(()) };
+    match n.get("type").and_then(serde_json::Value::as_str) {
+        Some("Precompiled") => serde_json::from_value::<tokenizers::normalizers::Precompiled>(n.clone()).map(|_| ()),
+        Some("Sequence") => n
+            .get("normalizers")
+            .and_then(serde_json::Value::as_array)
+            .map_or(Ok(()), |a| a.iter().try_for_each(|s| precompiled_readable(Some(s)))),
+        _ => Ok(()),
+    }
 }
 
 fn describe_keys(keys: &[String]) -> String {
