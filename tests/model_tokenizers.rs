@@ -1,7 +1,9 @@
 //! Model tokenizers against the reference implementation: the Python `tokenizers` package
 //! from PyPI (`tests/tokenizers/oracle.py`, run with the project's `.venv`, which
 //! `scripts/setup.sh` creates). For WordPiece (the shipped all-MiniLM-L6-v2 tokenizer),
-//! byte-level BPE (RoBERTa- and GPT-2-style) and Unigram/Metaspace, on over 3,000 lines
+//! byte-level BPE (RoBERTa- and GPT-2-style) and Unigram/Metaspace (one trained by the
+//! package, one converted from a SentencePiece model with its `Precompiled` normaliser, as
+//! T5's and XLM-R's are), on over 3,000 lines
 //! (Genesis and generated lines with accents, CJK, emoji, digits, odd spacing, contractions,
 //! added tokens and characters a normaliser removes or maps — controls, format characters,
 //! odd whitespace): every line's tokens (ids named by the vocabulary) equal Python's,
@@ -25,7 +27,7 @@ use std::sync::OnceLock;
 
 const MAX_LEN: usize = 48;
 const MIN_SUPPORT: usize = 5;
-const TYPES: [&str; 4] = ["wordpiece", "bpe", "gpt2", "unigram"];
+const TYPES: [&str; 5] = ["wordpiece", "bpe", "gpt2", "unigram", "t5"];
 
 /// The oracle's output directory (run once per test binary).
 fn oracle() -> &'static Path {

@@ -23,7 +23,7 @@ import json
 import os
 import random
 
-from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
@@ -96,6 +96,27 @@ def unigram(lines, vocab_size=2000):
     return tok
 
 
+def t5(lines, vocab_size=1500):
+    """T5/XLM-R style, as converted from a SentencePiece model: Unigram with SentencePiece's
+    own normaliser (`nmt_nfkc`, as a `Precompiled` charsmap), runs of spaces joined, Metaspace."""
+    import io
+    import sentencepiece as spm
+    from sentencepiece import sentencepiece_model_pb2 as pb
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(lines), model_writer=out, vocab_size=vocab_size,
+                                   model_type="unigram", normalization_rule_name="nmt_nfkc", minloglevel=2,
+                                   max_sentence_length=1 << 20)
+    m = pb.ModelProto()
+    m.ParseFromString(out.getvalue())
+    unk = next(i for i, p in enumerate(m.pieces) if p.type == pb.ModelProto.SentencePiece.UNKNOWN)
+    tok = Tokenizer(models.Unigram([(p.piece, p.score) for p in m.pieces], unk_id=unk, byte_fallback=False))
+    tok.normalizer = normalizers.Sequence([normalizers.Precompiled(m.normalizer_spec.precompiled_charsmap),
+                                           normalizers.Replace(Regex(" {2,}"), " ")])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))])
+    return tok
+
+
 TIE_TEXTS = ["baseball....", "baseball.......", "baseball.. baseball.....", "....."]
 
 
@@ -155,7 +176,7 @@ def main():
     lines = corpus()
     with open(os.path.join(args.out, "corpus.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    for name, tok in [("wordpiece", wordpiece()), ("bpe", bpe(lines)), ("gpt2", gpt2(lines)), ("unigram", unigram(lines))]:
+    for name, tok in [("wordpiece", wordpiece()), ("bpe", bpe(lines)), ("gpt2", gpt2(lines)), ("unigram", unigram(lines)), ("t5", t5(lines))]:
         tok.no_truncation()
         tok.no_padding()
         tok.save(os.path.join(args.out, f"{name}.json"))

@@ -20,8 +20,8 @@
 //!   kept with what follows). `add_prefix_space` acts on the first chunk as on the text, and
 //!   the others already start with a space.
 //!
-//! - **Metaspace pipelines** (Unigram after NFKC-like normalisers and `Metaspace`; T5- and
-//!   XLM-R-style files trained by the library): cut before a space between two visible ASCII
+//! - **Metaspace pipelines** (Unigram after NFKC-like or SentencePiece normalisers and
+//!   `Metaspace`: T5, XLM-R, mBART …): cut before a space between two visible ASCII
 //!   characters ([`Cut::Metaspace`]; [`super::metaspace`] says which files and why).
 //!
 //! A chunk the tokenizer fails on fails the text, which then yields no token, as whole. Chunks

@@ -2,16 +2,18 @@
 //! `tokenizers` library are): which files allow it, and where their texts are cut
 //! ([`super::chunks::Cut::Metaspace`]).
 //!
-//! The pipeline: a normaliser made of NFC/NFD/NFKC/NFKD, `Lowercase`, `StripAccents` and
-//! `Replace`s whose pattern is only spaces (a literal, or a regex such as ` {2,}`) or holds
-//! no space; then the `Metaspace` pre-tokeniser splitting at its replacement (alone, or after
+//! The pipeline: a normaliser made of NFC/NFD/NFKC/NFKD, `Lowercase`, `StripAccents`,
+//! SentencePiece's `Precompiled` charsmap (files converted from SentencePiece models, as the
+//! published T5 and XLM-R ones) and `Replace`s whose pattern is only spaces (a literal, or a
+//! regex such as ` {2,}`) or holds no space; then the `Metaspace` pre-tokeniser splitting at its replacement (alone, or after
 //! `WhitespaceSplit`); then Unigram on each piece alone. Cut the text before each space at
 //! byte i > 0 that a visible ASCII character precedes and follows, the space kept with what
 //! follows. Then:
 //!
 //! - every normaliser step acts on each character, or each run of combining characters after
-//!   a starter, and a visible ASCII character next to a space is a starter that nothing
-//!   composes with: no step's work crosses the cut. A `Replace` match holding no space cannot
+//!   a starter (`Precompiled` on each extended grapheme cluster, or each of its characters),
+//!   and a visible ASCII character next to a space is a starter that nothing composes with
+//!   and a grapheme boundary on either side of the space: no step's work crosses the cut. A `Replace` match holding no space cannot
 //!   cross it (it would hold the space), nor can one of spaces only (it would hold the ASCII
 //!   character before). So the normalised text is its chunks' normalised texts, joined; and
 //!   the file is read only if its normaliser leaves the space alone and turns every visible
@@ -34,7 +36,7 @@ pub fn allows(json: &Value, model: &str) -> bool {
 fn normaliser(n: Option<&Value>) -> bool {
     let Some(n) = n.filter(|n| !n.is_null()) else { return true };
     match n.get("type").and_then(Value::as_str) {
-        Some("NFC" | "NFD" | "NFKC" | "NFKD" | "Lowercase" | "StripAccents") => true,
+        Some("NFC" | "NFD" | "NFKC" | "NFKD" | "Lowercase" | "StripAccents" | "Precompiled") => true,
         Some("Replace") => n.get("pattern").is_some_and(replace_pattern),
         Some("Sequence") => {
             n.get("normalizers").and_then(Value::as_array).is_some_and(|a| a.iter().all(|s| normaliser(Some(s))))
@@ -207,7 +209,6 @@ mod tests {
             replace(json!({"String": "a"})), // "a" → " ": a space next to the cut
             json!({"type": "Strip", "strip_left": true, "strip_right": true}),
             json!({"type": "Prepend", "prepend": "▁"}),
-            json!({"type": "Precompiled", "precompiled_charsmap": "AAAA"}),
             json!({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Strip", "strip_left": true, "strip_right": true}]}),
         ] {
             assert!(

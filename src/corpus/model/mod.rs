@@ -11,9 +11,10 @@
 //! one with a model type posgeo does not offer, gets a message naming what was found.
 //!
 //! **Word-local pipelines** (BERT's WordPiece, GPT-2's byte-level BPE, Unigram after
-//! `Metaspace` and NFKC-like normalisers) are encoded chunk by chunk, each distinct chunk once
-//! ([`chunks`], which states why the tokens are the whole text's); other pipelines (e.g. a
-//! SentencePiece `Precompiled` normaliser, Llama's, BPE with dropout) are encoded whole.
+//! `Metaspace` and NFKC-like or SentencePiece normalisers) are encoded chunk by chunk, each
+//! distinct chunk once ([`chunks`], which states why the tokens are the whole text's); other
+//! pipelines (e.g. Llama's, normalisers that act across spaces, BPE with dropout) are encoded
+//! whole.
 //!
 //! The crate is given the file's numbers as the Python package reads them (`json_numbers`):
 //! a Unigram segmentation tie (`. ...` against `... .`) is decided by a score's last bit.
@@ -98,6 +99,7 @@ fn model_type(name: &str, bytes: &[u8]) -> Result<(String, Option<Cut>)> {
     };
     if let Err(e) = precompiled_readable(json.get("normalizer")) {
         // (The crate panics on such a file instead of saying so.)
+        let e: String = e.to_string().chars().take(160).collect();
         return Err(bad(name, format!("its SentencePiece (Precompiled) normaliser cannot be read: {e}")));
     }
     // Files written by older versions may leave the type out: the crate then guesses it from
@@ -123,7 +125,8 @@ fn model_type(name: &str, bytes: &[u8]) -> Result<(String, Option<Cut>)> {
 fn precompiled_readable(n: Option<&serde_json::Value>) -> std::result::Result<(), serde_json::Error> {
     let Some(n) = n else { return Ok(()) };
     match n.get("type").and_then(serde_json::Value::as_str) {
-        Some("Precompiled") => serde_json::from_value::<tokenizers::normalizers::Precompiled>(n.clone()).map(|_| ()),
+        // (As the crate reads it: from text, the charsmap borrowed.)
+        Some("Precompiled") => serde_json::from_str::<tokenizers::normalizers::Precompiled>(&n.to_string()).map(|_| ()),
         Some("Sequence") => n
             .get("normalizers")
             .and_then(serde_json::Value::as_array)
