@@ -5,7 +5,8 @@
 //! The pipeline: a normaliser made of NFC/NFD/NFKC/NFKD, `Lowercase`, `StripAccents`,
 //! SentencePiece's `Precompiled` charsmap (files converted from SentencePiece models, as the
 //! published T5 and XLM-R ones) and `Replace`s whose pattern is only spaces (a literal, or a
-//! regex such as ` {2,}`) or holds no space; then the `Metaspace` pre-tokeniser splitting at its replacement (alone, or after
+//! regex such as ` {2,}`), or holds no space and is replaced by a text that is not empty and
+//! holds none (so that no step makes a space, or brings two together, next to a cut); then the `Metaspace` pre-tokeniser splitting at its replacement (alone, or after
 //! `WhitespaceSplit`); then Unigram on each piece alone. Cut the text before each space at
 //! byte i > 0 that a visible ASCII character precedes and follows, the space kept with what
 //! follows. Then:
@@ -18,6 +19,9 @@
 //!   character before). So the normalised text is its chunks' normalised texts, joined; and
 //!   the file is read only if its normaliser leaves the space alone and turns every visible
 //!   ASCII character into visible ASCII characters (checked on the tokenizer itself);
+//! - added tokens matched in the normalised text (`normalized`) may not take the spaces after
+//!   them (`rstrip`: the space of a cut), nor hold a space once normalised; the others are
+//!   matched in the text itself, which is encoded whole when it holds one;
 //! - `Metaspace` replaces spaces by its replacement and splits before each; a chunk after the
 //!   first starts with a space, so no scheme prepends anything to it, and the first chunk
 //!   starts where the text does. `WhitespaceSplit` splits at the same spaces. So the pieces
@@ -37,7 +41,9 @@ fn normaliser(n: Option<&Value>) -> bool {
     let Some(n) = n.filter(|n| !n.is_null()) else { return true };
     match n.get("type").and_then(Value::as_str) {
         Some("NFC" | "NFD" | "NFKC" | "NFKD" | "Lowercase" | "StripAccents" | "Precompiled") => true,
-        Some("Replace") => n.get("pattern").is_some_and(replace_pattern),
+        Some("Replace") => {
+            n.get("pattern").is_some_and(|p| replace_pattern(p, n.get("content").and_then(Value::as_str)))
+        }
         Some("Sequence") => {
             n.get("normalizers").and_then(Value::as_array).is_some_and(|a| a.iter().all(|s| normaliser(Some(s))))
         }
@@ -47,9 +53,12 @@ fn normaliser(n: Option<&Value>) -> bool {
 
 /// A `Replace` pattern that cannot cross a cut: a literal of spaces only or without a space,
 /// or a regex of one or more spaces (` `, ` +`, ` {n,}`, ` {n,m}` with n ≥ 1).
-fn replace_pattern(p: &Value) -> bool {
+fn replace_pattern(p: &Value, content: Option<&str>) -> bool {
     if let Some(s) = p.get("String").and_then(Value::as_str) {
-        return !s.is_empty() && (s.bytes().all(|b| b == b' ') || !s.contains(' '));
+        let spaces = |s: &str| s.chars().any(char::is_whitespace);
+        let content = content.unwrap_or_default();
+        return !s.is_empty()
+            && (s.bytes().all(|b| b == b' ') || !(spaces(s) || content.is_empty() || spaces(content)));
     }
     let Some(r) = p.get("Regex").and_then(Value::as_str) else { return false };
     let rest = r.trim_start_matches(' ');
@@ -85,17 +94,24 @@ fn pre_tokeniser(p: Option<&Value>) -> bool {
 }
 
 /// Whether the tokenizer's normaliser leaves the space alone and turns each visible ASCII
-/// character into visible ASCII characters (module docs).
+/// character into visible ASCII characters, and its added tokens matched in the normalised
+/// text neither take the spaces after them nor hold a space once normalised (module docs).
 pub fn normaliser_keeps_the_cut(t: &tokenizers::Tokenizer) -> bool {
     use tokenizers::{NormalizedString, Normalizer};
     let Some(n) = t.get_normalizer() else { return true };
-    let normal = |c: char| {
-        let mut s = NormalizedString::from(c.to_string());
+    let normal = |s: &str| {
+        let mut s = NormalizedString::from(s);
         n.normalize(&mut s).ok().map(|()| s.get().to_string())
     };
-    normal(' ').as_deref() == Some(" ")
-        && (b'!'..=b'~')
-            .all(|b| normal(char::from(b)).is_some_and(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic())))
+    let added = t
+        .get_added_tokens_decoder()
+        .into_values()
+        .filter(|a| a.normalized)
+        .all(|a| !a.rstrip && normal(&a.content).is_some_and(|c| !c.chars().any(char::is_whitespace)));
+    let ascii = |b: u8| {
+        normal(&char::from(b).to_string()).is_some_and(|s| !s.is_empty() && s.bytes().all(|c| c.is_ascii_graphic()))
+    };
+    added && normal(" ").as_deref() == Some(" ") && (b'!'..=b'~').all(ascii)
 }
 
 /// `seq` cut before each space at a byte i > 0 between two visible ASCII characters; no chunk
@@ -121,18 +137,28 @@ mod tests {
     use serde_json::json;
 
     /// A T5/XLM-R-style tokenizer.json: Unigram over a few pieces, `normalizer` and
-    /// `pre_tokenizer` as given, `</s>` after a text.
+    /// `pre_tokenizer` as given, `</s>` after a text, `<mask>` taking the spaces around it.
     fn unigram(normalizer: serde_json::Value, pre_tokenizer: serde_json::Value) -> String {
+        unigram_with(normalizer, pre_tokenizer, (true, true, false))
+    }
+
+    /// [`unigram`] with `<mask>`'s `lstrip`, `rstrip` and `normalized` as given.
+    fn unigram_with(
+        normalizer: serde_json::Value,
+        pre_tokenizer: serde_json::Value,
+        mask: (bool, bool, bool),
+    ) -> String {
         let mut vocab = vec![json!(["<unk>", 0.0]), json!(["</s>", 0.0]), json!(["<mask>", 0.0])];
         let pieces =
             ["▁", "▁the", "the", "▁a", "a", "t", "h", "e", "s", "'", ".", "...", "▁.", "é", "e\u{301}", "東", "京"];
         for (k, p) in pieces.iter().enumerate() {
             vocab.push(json!([p, -1.0 - (k as f64 * 0.37) % 3.0]));
         }
-        let added = |id: u32, s: &str, strip: bool| json!({"id": id, "content": s, "single_word": false, "lstrip": strip, "rstrip": strip, "normalized": false, "special": true});
+        let added = |id: u32, s: &str, (lstrip, rstrip, normalized): (bool, bool, bool)| json!({"id": id, "content": s, "single_word": false, "lstrip": lstrip, "rstrip": rstrip, "normalized": normalized, "special": true});
+        let plain = (false, false, false);
         json!({
             "version": "1.0", "truncation": null, "padding": null,
-            "added_tokens": [added(0, "<unk>", false), added(1, "</s>", false), added(2, "<mask>", true)],
+            "added_tokens": [added(0, "<unk>", plain), added(1, "</s>", plain), added(2, "<mask>", mask)],
             "normalizer": normalizer, "pre_tokenizer": pre_tokenizer,
             "post_processor": {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "</s>", "type_id": 0}}],
                 "pair": [{"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
@@ -158,7 +184,7 @@ mod tests {
         // NFKC makes (no-break, ideographic, ¨'s), combining marks, added tokens, capitals.
         let pieces = [
             " ", " ", "  ", "   ", "\t", "\u{a0}", "\u{3000}", "¨", "\u{301}", "the", "The", "THE", "a", "'s", ".",
-            "...", "é", "e", "東京", "ΣΑΣ", "<mask>", "</s>", "\n", "ﬁ", "x",
+            "...", "é", "e", "東京", "ΣΑΣ", "<mask>", "<MASK>", "</s>", "\n", "ﬁ", "x",
         ];
         let whitespace_split =
             |scheme| json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, metaspace(scheme)]});
@@ -169,6 +195,9 @@ mod tests {
             unigram(json!({"type": "Replace", "pattern": {"String": "  "}, "content": " "}), metaspace("always")),
             unigram(nfkc_spaces(), whitespace_split("always")),
             unigram(nfkc_spaces(), whitespace_split("first")),
+            // `<mask>` matched in the lowercased text, taking the space before it.
+            unigram_with(nfkc_spaces(), metaspace("first"), (true, false, true)),
+            unigram_with(nfkc_spaces(), metaspace("always"), (true, false, true)),
         ];
         for (f, file) in files.iter().enumerate() {
             let t = ModelTokenizer::from_bytes("u.json", file.as_bytes()).unwrap();
@@ -200,13 +229,18 @@ mod tests {
         let replace = |pattern: serde_json::Value| json!({"type": "Replace", "pattern": pattern, "content": " "});
         assert!(read(nfkc_spaces(), metaspace("always")));
         assert!(read(replace(json!({"Regex": " +"})), metaspace("always")));
-        assert!(read(replace(json!({"String": "``"})), metaspace("always")));
+        let quotes = json!({"type": "Replace", "pattern": {"String": "``"}, "content": "\""});
+        assert!(read(quotes, metaspace("always")));
         // Normalisers that act across spaces, or that change the characters around a cut.
         for n in [
             replace(json!({"String": "a b"})),
             replace(json!({"Regex": " {0,}"})),
             replace(json!({"Regex": "\\s+"})),
             replace(json!({"String": "a"})), // "a" → " ": a space next to the cut
+            replace(json!({"String": "\n"})),
+            // "a <br> b" → "a  b" → "a b" whole, but " <br>" → " " alone.
+            json!({"type": "Sequence", "normalizers": [
+                {"type": "Replace", "pattern": {"String": "<br>"}, "content": ""}, replace(json!({"Regex": " {2,}"}))]}),
             json!({"type": "Strip", "strip_left": true, "strip_right": true}),
             json!({"type": "Prepend", "prepend": "▁"}),
             json!({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Strip", "strip_left": true, "strip_right": true}]}),
@@ -217,6 +251,16 @@ mod tests {
                 "{n}"
             );
         }
+        // An added token matched in the normalised text that takes the space after it (that of
+        // a cut: "a <MASK> b").
+        let lower = json!({"type": "Lowercase"});
+        let tok = |mask| {
+            ModelTokenizer::from_bytes("u.json", unigram_with(lower.clone(), metaspace("first"), mask).as_bytes())
+        };
+        assert!(!tok((false, true, true)).unwrap().encodes_chunks());
+        assert!(
+            tok((true, false, true)).unwrap().encodes_chunks() && tok((true, true, false)).unwrap().encodes_chunks()
+        );
         // A charsmap the crate cannot read is a message (the crate itself would panic).
         let bad = json!({"type": "Sequence", "normalizers": [{"type": "Precompiled", "precompiled_charsmap": "AAAA"}]});
         let e = ModelTokenizer::from_bytes("u.json", unigram(bad, metaspace("always")).as_bytes()).err().unwrap();
