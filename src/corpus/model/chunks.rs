@@ -184,12 +184,18 @@ impl Chunking {
 /// digit follows (never whitespace: see the module docs) ([`Cut::ByteLevel`]); no chunk is
 /// empty.
 pub fn byte_level_chunks(seq: &str) -> impl Iterator<Item = &str> {
-    let b = seq.as_bytes();
     // (Byte i is a space, so i + 1 starts a character.)
     let visible = move |i: usize| {
         seq.get(i + 1..).and_then(|s| s.chars().next()).is_some_and(|c| c.is_ascii_graphic() || c.is_alphanumeric())
     };
-    let mut cuts = memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && visible(i));
+    cut_before_spaces(seq, visible)
+}
+
+/// `seq` cut before each space at a byte i > 0 for which `cut(i)` holds, the space kept with
+/// what follows; no chunk is empty.
+pub(super) fn cut_before_spaces(seq: &str, cut: impl Fn(usize) -> bool) -> impl Iterator<Item = &str> {
+    let b = seq.as_bytes();
+    let mut cuts = memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && cut(i));
     let mut start = 0;
     std::iter::from_fn(move || {
         (start < b.len()).then(|| {
@@ -199,6 +205,37 @@ pub fn byte_level_chunks(seq: &str) -> impl Iterator<Item = &str> {
             chunk
         })
     })
+}
+
+/// What the chunking tests share: random texts, and the check that chunks give the whole
+/// text's ids.
+#[cfg(test)]
+pub(super) mod check {
+    use super::super::ModelTokenizer;
+
+    /// `len` pieces drawn by xorshift from `state`, joined.
+    pub fn text(state: &mut u64, pieces: &[&str], len: usize) -> String {
+        (0..len)
+            .map(|_| {
+                *state ^= *state << 13;
+                *state ^= *state >> 7;
+                *state ^= *state << 17;
+                pieces[(*state % pieces.len() as u64) as usize]
+            })
+            .collect()
+    }
+
+    /// `t`'s ids of `s` by chunks equal the pipeline's on the whole text, with and without
+    /// special tokens, whole and cut at `limits`.
+    pub fn same_ids(t: &ModelTokenizer, s: &str, limits: &[usize], what: &str) {
+        for special in [true, false] {
+            let whole = t.inner.encode_fast(s, special).unwrap().get_ids().to_vec();
+            assert_eq!(t.ids(s, special, usize::MAX), whole, "{what}: {s:?} special {special}");
+            for &limit in limits {
+                assert_eq!(t.ids(s, special, limit), whole[..limit.min(whole.len())], "{what}: {s:?} limit {limit}");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -277,22 +314,8 @@ mod tests {
             assert!(t.encodes_chunks());
             let mut state = 0x2545_f491_4f6c_dd1du64;
             for k in 0..3000 {
-                let len = k % 12;
-                let s: String = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        pieces[(state % pieces.len() as u64) as usize]
-                    })
-                    .collect();
-                for special in [true, false] {
-                    let whole = t.inner.encode_fast(s.as_str(), special).unwrap().get_ids().to_vec();
-                    assert_eq!(t.ids(&s, special, usize::MAX), whole, "{s:?} special {special} prefix {prefix_space}");
-                    for limit in [0, 1, 3] {
-                        assert_eq!(t.ids(&s, special, limit), whole[..limit.min(whole.len())], "{s:?} limit {limit}");
-                    }
-                }
+                let s = super::check::text(&mut state, &pieces, k % 12);
+                super::check::same_ids(&t, &s, &[0, 1, 3], &format!("prefix {prefix_space}"));
             }
         }
     }

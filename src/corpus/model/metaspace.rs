@@ -117,18 +117,8 @@ pub fn normaliser_keeps_the_cut(t: &tokenizers::Tokenizer) -> bool {
 /// `seq` cut before each space at a byte i > 0 between two visible ASCII characters; no chunk
 /// is empty.
 pub fn chunks(seq: &str) -> impl Iterator<Item = &str> {
-    let b = seq.as_bytes();
-    let visible = move |i: usize| b.get(i).is_some_and(u8::is_ascii_graphic);
-    let mut cuts = memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && visible(i - 1) && visible(i + 1));
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        (start < b.len()).then(|| {
-            let end = cuts.next().unwrap_or(b.len());
-            let chunk = &seq[start..end];
-            start = end;
-            chunk
-        })
-    })
+    let visible = |i: usize| seq.as_bytes().get(i).is_some_and(u8::is_ascii_graphic);
+    super::chunks::cut_before_spaces(seq, move |i| visible(i - 1) && visible(i + 1))
 }
 
 #[cfg(test)]
@@ -204,19 +194,8 @@ mod tests {
             assert!(t.encodes_chunks(), "file {f}");
             let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ f as u64;
             for k in 0..1500 {
-                let s: String = (0..k % 14)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        pieces[(state % pieces.len() as u64) as usize]
-                    })
-                    .collect();
-                for special in [true, false] {
-                    let whole = t.inner.encode_fast(s.as_str(), special).unwrap().get_ids().to_vec();
-                    assert_eq!(t.ids(&s, special, usize::MAX), whole, "file {f}: {s:?} special {special}");
-                    assert_eq!(t.ids(&s, special, 2), whole[..2.min(whole.len())], "file {f}: {s:?} limit 2");
-                }
+                let s = super::super::chunks::check::text(&mut state, &pieces, k % 14);
+                super::super::chunks::check::same_ids(&t, &s, &[2], &format!("file {f}"));
             }
         }
     }
