@@ -175,10 +175,15 @@ pub fn doubled_ranks(v: &[f64]) -> Vec<u32> {
 /// [`doubled_ranks`] of the values an iterator gives (read twice: their largest magnitude,
 /// then the sort).
 fn doubled_ranks_of(v: impl Iterator<Item = f64> + Clone) -> Vec<u32> {
-    let eps = TIE_TOLERANCE * v.clone().fold(0.0f64, |m, x| m.max(x.abs()));
-    // (value, index) pairs sort contiguously, faster than an index sort.
-    let sorted: Vec<Pair> = v.enumerate().map(|(k, value)| Pair { value, index: k as u32 }).collect();
+    let (sorted, eps) = to_sort(v);
     sorted_doubled_ranks(sorted, eps)
+}
+
+/// The values as (value, index) pairs to sort, and the tie tolerance ε = 1e-12·max|v|.
+/// (Pairs sort contiguously, faster than an index sort.)
+fn to_sort(v: impl Iterator<Item = f64> + Clone) -> (Vec<Pair>, f64) {
+    let eps = TIE_TOLERANCE * v.clone().fold(0.0f64, |m, x| m.max(x.abs()));
+    (v.enumerate().map(|(k, value)| Pair { value, index: k as u32 }).collect(), eps)
 }
 
 /// A value and its index, 12 bytes (unpadded: the sort's buffer is a quarter smaller than
@@ -222,12 +227,12 @@ pub fn pair_ranks(delta: &DistanceMatrix, upper: &[f64]) -> Vec<f64> {
 /// Twice [`pair_ranks`], given the lag function `lags` when there is one; `upper` is taken
 /// (its sort replaces it).
 fn doubled_pair_ranks(lags: Option<&[f64]>, upper: Vec<f64>) -> Vec<u32> {
-    let eps = TIE_TOLERANCE * upper.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let Some(f) = lags else {
-        let sorted: Vec<Pair> = upper.iter().enumerate().map(|(k, &value)| Pair { value, index: k as u32 }).collect();
+        let (sorted, eps) = to_sort(upper.iter().copied());
         drop(upper);
         return sorted_doubled_ranks(sorted, eps);
     };
+    let eps = TIE_TOLERANCE * upper.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let n = f.len();
     let mut lag_order: Vec<usize> = (1..n).collect();
     lag_order.sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]));
