@@ -18,6 +18,7 @@ pub mod model;
 pub mod tokenize;
 
 mod slice;
+mod split;
 mod stream;
 
 pub use self::csv::csv_headers;

@@ -1,6 +1,6 @@
 //! Sequences → tokens (SPEC §1).
 //!
-//! * `whitespace`: `str::split_whitespace`.
+//! * `whitespace`: the tokens of `str::split_whitespace` (found by [`super::split`]).
 //! * `words` (default): Unicode word boundaries, UAX #29 (`unicode_words`).
 //! * `chars`: every Unicode scalar value, spaces included.
 //!
@@ -94,7 +94,9 @@ impl Tokenizer {
         // Each kind's loop calls `emit` inlined, so `f` is inlined into it.
         match self.kind {
             TokenizerKind::Whitespace => {
-                seq.split_whitespace().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut f));
+                super::split::for_each_whitespace_token(seq, left, |tok, cased| {
+                    self.emit_cased(tok, cased, &mut buf, &mut f)
+                });
             }
             TokenizerKind::Words => seq.unicode_words().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut f)),
             TokenizerKind::Model => {
@@ -112,7 +114,14 @@ impl Tokenizer {
     /// Passes `tok` to `f`, lowercased (in `buf`) when the switch is on and it needs it.
     #[inline(always)]
     fn emit(&self, tok: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-        if self.lowercase && tok.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        let cased = self.lowercase && tok.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii());
+        self.emit_cased(tok, cased, buf, f);
+    }
+
+    /// [`Self::emit`] told whether `tok` holds an ASCII capital or a non-ASCII character.
+    #[inline(always)]
+    fn emit_cased(&self, tok: &str, cased: bool, buf: &mut String, f: &mut impl FnMut(&str)) {
+        if self.lowercase && cased {
             buf.clear();
             if tok.is_ascii() {
                 // The same as `to_lowercase` for ASCII, without a new string per token.

@@ -103,9 +103,10 @@ fn ranges(at: &[u64], threads: usize) -> Vec<std::ops::Range<usize>> {
 ///
 /// The range's tokens are first grouped by position, in one counting sort: position i holds
 /// one token of each sequence longer than i. Each position's tokens are then counted in one
-/// counter per type and read back in id order, or, where a position holds far fewer tokens
-/// than there are types, sorted and run-length counted. The counters stay in cache, and no
-/// key is sorted twice.
+/// counter per type, with one bit per type set on the way; the set bits, read a 64-bit word
+/// at a time, give the types seen in id order, so reading back costs the types seen rather
+/// than every type. Where a position holds fewer than 1/64 as many tokens as there are types
+/// they are sorted and run-length counted instead. No key is sorted twice.
 fn count_range(
     parts: &[Part],
     remaps: &[Vec<u32>],
@@ -118,17 +119,26 @@ fn count_range(
     // 2^32 sequences, so u32 counters do not overflow. They are made at the first position
     // that uses them.
     let mut counters: Vec<u32> = Vec::new();
+    let mut seen: Vec<u64> = Vec::new();
     let (mut cells, mut sorted) = (Vec::new(), Vec::new());
     for (k, w) in grouped.starts.windows(2).enumerate() {
         let tokens = &grouped.ids[w[0]..w[1]];
         let key = ((range.start + k) as u64) << 32;
-        if types <= 16 * tokens.len() {
+        if types <= 64 * tokens.len() {
             counters.resize(types, 0);
+            seen.resize(types.div_ceil(64), 0);
             for &id in tokens {
-                counters[id as usize] += 1;
+                let id = id as usize;
+                counters[id] += 1;
+                seen[id / 64] |= 1 << (id % 64);
             }
-            for (id, c) in counters.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
-                cells.push((key | id as u64, u64::from(std::mem::take(c))));
+            for (word, bits) in seen.iter_mut().enumerate() {
+                let mut b = std::mem::take(bits);
+                while b != 0 {
+                    let id = word * 64 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    cells.push((key | id as u64, u64::from(std::mem::take(&mut counters[id]))));
+                }
             }
         } else {
             sorted.clear();
