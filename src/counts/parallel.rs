@@ -185,6 +185,17 @@ fn group_by_position(parts: &[Part], remaps: &[Vec<u32>], at: &[u64], from: usiz
     Grouped { starts, ids }
 }
 
+/// The ranges' cells one after another, in the first range's vector: grown in place (a large
+/// allocation is remapped, not copied), so only the later ranges' cells are copied.
+fn join_cells(ranges: Vec<Vec<(u64, u64)>>) -> Vec<(u64, u64)> {
+    let mut ranges = ranges.into_iter();
+    let mut all = ranges.next().unwrap_or_default();
+    let rest: Vec<_> = ranges.collect();
+    all.reserve_exact(rest.iter().map(Vec::len).sum());
+    rest.iter().for_each(|r| all.extend_from_slice(r));
+    all
+}
+
 /// Counts `seqs` on every core, or `None` when they are too few to share (or a thread
 /// panicked: the caller then counts on its own thread).
 pub(super) fn count<S: AsRef<str> + Sync>(
@@ -234,8 +245,8 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
         let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         joined.into_iter().collect::<Result<Vec<_>, _>>()
     })
-    .ok()?
-    .concat();
+    .ok()?;
+    let cells = join_cells(cells);
     let Part { reader, .. } = parts.into_iter().next()?;
     let Reader { interner, firsts, text, .. } = reader;
     progress(1.0);
