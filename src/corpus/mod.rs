@@ -20,6 +20,7 @@ pub mod tokenize;
 mod slice;
 mod split;
 mod stream;
+mod words;
 
 pub use self::csv::csv_headers;
 pub use gzip::{gunzip as gunzip_within_budget, gunzip_head, is_gzip};

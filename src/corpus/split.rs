@@ -10,13 +10,13 @@
 //! off the mask with `trailing_zeros`, without a branch per byte.
 
 /// `0x01` in every byte.
-const LO: u64 = 0x0101_0101_0101_0101;
+pub(super) const LO: u64 = 0x0101_0101_0101_0101;
 /// `0x80` in every byte.
-const HI: u64 = 0x8080_8080_8080_8080;
+pub(super) const HI: u64 = 0x8080_8080_8080_8080;
 
 /// Gathers the top bit of each byte of `w` (other bits clear), byte j's into bit j.
 #[inline]
-fn gather(w: u64) -> u64 {
+pub(super) fn gather(w: u64) -> u64 {
     (w >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
@@ -87,46 +87,76 @@ fn slow_mask(s: &str, base: usize, block: &[u8; 64], carry: u64) -> (u64, u64) {
     (ws, next)
 }
 
+/// A block's masks for [`for_each_run`]: tokens are the runs of clear `sep` bits; a run is
+/// passed on when it holds a `keep` bit, with whether it holds a `cased` bit.
+pub(super) struct Runs {
+    pub(super) sep: u64,
+    pub(super) keep: u64,
+    pub(super) cased: u64,
+}
+
 /// Calls `f` with each of the first `limit` tokens of `s` (those of `s.split_whitespace()`)
 /// and whether it holds an ASCII capital or a non-ASCII character (else lowercasing leaves
 /// it as it is).
 #[inline]
-pub fn for_each_whitespace_token<'s>(s: &'s str, mut limit: usize, mut f: impl FnMut(&'s str, bool)) {
+pub fn for_each_whitespace_token<'s>(s: &'s str, limit: usize, f: impl FnMut(&'s str, bool)) {
+    let mut carry = 0u64;
+    let masks = |base: usize, block: &[u8; 64]| {
+        let m = block_mask(s, base, block, carry);
+        carry = m.carry;
+        Runs { sep: m.ws, keep: !m.ws, cased: m.cased }
+    };
+    for_each_run(s, limit, masks, f);
+}
+
+/// The walk shared by the splits: each 64-byte block of `s` (copied, padded with spaces
+/// past the end) gets its [`Runs`] from `masks(base, block)`, and the token boundaries are
+/// read off them with `trailing_zeros`, without a branch per byte. The padding must be a
+/// separator.
+#[inline]
+pub(super) fn for_each_run<'s>(
+    s: &'s str,
+    mut limit: usize,
+    mut masks: impl FnMut(usize, &[u8; 64]) -> Runs,
+    mut f: impl FnMut(&'s str, bool),
+) {
     let bytes = s.as_bytes();
-    let (mut base, mut carry) = (0, 0u64);
+    let mut base = 0;
     // The open token: its first byte, its first bit in the current block, and whether a
-    // cased byte was seen in it.
-    let (mut start, mut from_bit, mut cased) = (None::<usize>, 0, false);
-    // Whether the byte before the block is whitespace (the start of `s` counts as such).
-    let mut after_ws = true;
+    // cased or a kept byte was seen in it.
+    let (mut start, mut from_bit, mut cased, mut kept) = (None::<usize>, 0, false, false);
+    // Whether the byte before the block separates (the start of `s` counts as such).
+    let mut after_sep = true;
     while base < bytes.len() && limit > 0 {
         let mut block = [b' '; 64];
         let take = (bytes.len() - base).min(64);
         block[..take].copy_from_slice(&bytes[base..base + take]);
-        let m = block_mask(s, base, &block, carry);
-        carry = m.carry;
-        let before = (m.ws << 1) | u64::from(after_ws);
-        let (mut starts, mut ends) = (!m.ws & before, m.ws & !before);
-        after_ws = m.ws >> 63 != 0;
+        let m = masks(base, &block);
+        let before = (m.sep << 1) | u64::from(after_sep);
+        let (mut starts, mut ends) = (!m.sep & before, m.sep & !before);
+        after_sep = m.sep >> 63 != 0;
         loop {
             if start.is_none() {
                 if starts == 0 {
                     break;
                 }
                 from_bit = starts.trailing_zeros();
-                (start, cased) = (Some(base + from_bit as usize), false);
+                (start, cased, kept) = (Some(base + from_bit as usize), false, false);
                 starts &= starts - 1;
             }
             if ends == 0 {
                 // The token goes on into the next block.
                 cased |= m.cased >> from_bit != 0;
+                kept |= m.keep >> from_bit != 0;
                 from_bit = 0;
                 break;
             }
             let end_bit = ends.trailing_zeros();
             ends &= ends - 1;
-            cased |= (m.cased >> from_bit) & ((1u64 << (end_bit - from_bit)) - 1) != 0;
-            if let Some(from) = start.take() {
+            let inside = (1u64 << (end_bit - from_bit)) - 1;
+            cased |= (m.cased >> from_bit) & inside != 0;
+            kept |= (m.keep >> from_bit) & inside != 0;
+            if let (Some(from), true) = (start.take(), kept) {
                 f(&s[from..base + end_bit as usize], cased);
                 limit -= 1;
                 if limit == 0 {
@@ -137,7 +167,7 @@ pub fn for_each_whitespace_token<'s>(s: &'s str, mut limit: usize, mut f: impl F
         base += 64;
     }
     // A token that runs to the end of a text of whole blocks.
-    if let (Some(from), true) = (start, limit > 0) {
+    if let (Some(from), true) = (start, limit > 0 && kept) {
         f(&s[from..], cased);
     }
 }

@@ -1,7 +1,8 @@
 //! Sequences → tokens (SPEC §1).
 //!
 //! * `whitespace`: the tokens of `str::split_whitespace` (found by [`super::split`]).
-//! * `words` (default): Unicode word boundaries, UAX #29 (`unicode_words`).
+//! * `words` (default): Unicode word boundaries, UAX #29 (`unicode_words`; ASCII text by
+//!   [`super::words`], which gives the same words).
 //! * `chars`: every Unicode scalar value, spaces included.
 //!
 //! `lowercase` (default on for `whitespace` and `words`, off for `chars`) applies
@@ -97,6 +98,9 @@ impl Tokenizer {
                 super::split::for_each_whitespace_token(seq, left, |tok, cased| {
                     self.emit_cased(tok, cased, &mut buf, &mut f)
                 });
+            }
+            TokenizerKind::Words if seq.is_ascii() => {
+                super::words::for_each_ascii_word(seq, left, |tok, cased| self.emit_cased(tok, cased, &mut buf, &mut f))
             }
             TokenizerKind::Words => seq.unicode_words().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut f)),
             TokenizerKind::Model => {
