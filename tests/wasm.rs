@@ -302,3 +302,39 @@ fn b_from_the_rows_of_a_typed_array_is_b_of_d() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn the_block_splits_give_the_standard_tokens_in_wasm() {
+    // The whitespace and ASCII words splits work on 64-bit masks; in wasm they must give
+    // what `split_whitespace` and `unicode_words` give, lowercased.
+    use posgeo::corpus::tokenize::Tokenizer;
+    use unicode_segmentation::UnicodeSegmentation;
+    let pieces = [
+        "The", "cat's", " ", "  ", "\t", "3.14", "1,000", "e.g.", "a:b", "__", "x_y", "HAT,", "\u{3000}", "é", "\r\n",
+        "?",
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..300 {
+        let text: String = (0..90)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                pieces[(state % pieces.len() as u64) as usize]
+            })
+            .collect();
+        for (kind, want) in [
+            (TokenizerKind::Whitespace, text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>()),
+            (TokenizerKind::Words, text.unicode_words().map(str::to_lowercase).collect()),
+        ] {
+            let tk = Tokenizer { kind, lowercase: true, bos: false, model: None, special_tokens: false };
+            assert_eq!(tk.tokens(&text, usize::MAX), want, "{kind:?} {text:?}");
+            let ascii: String = text.chars().filter(char::is_ascii).collect();
+            let want: Vec<String> = match kind {
+                TokenizerKind::Words => ascii.unicode_words().map(str::to_lowercase).collect(),
+                _ => ascii.split_whitespace().map(str::to_lowercase).collect(),
+            };
+            assert_eq!(tk.tokens(&ascii, usize::MAX), want, "{kind:?} {ascii:?}");
+        }
+    }
+}
