@@ -172,9 +172,35 @@ pub(super) fn for_each_run<'s>(
     }
 }
 
+/// What the splits' tests share.
+#[cfg(test)]
+pub(super) mod check {
+    /// A xorshift generator: `next(m)` is in `0..m`.
+    pub(in crate::corpus) fn random(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |m| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m as u64) as usize
+        }
+    }
+
+    /// `split(text, limit)` gives `want`, and its first `limit` tokens for a random limit.
+    pub(in crate::corpus) fn same_tokens<'a>(
+        text: &'a str,
+        want: Vec<&'a str>,
+        split: impl Fn(&'a str, usize) -> Vec<&'a str>,
+        next: &mut impl FnMut(usize) -> usize,
+    ) {
+        assert_eq!(split(text, usize::MAX), want, "{text:?}");
+        let limit = next(want.len() + 2);
+        assert_eq!(split(text, limit), want[..limit.min(want.len())], "{text:?} limit {limit}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{ascii_classes, for_each_whitespace_token};
+    use super::{ascii_classes, check, for_each_whitespace_token};
 
     /// The tokens, each checked for its `cased` flag.
     fn tokens(s: &str, limit: usize) -> Vec<&str> {
@@ -207,20 +233,11 @@ mod tests {
             "\u{2028}", "\u{2029}", "\u{202f}", "\u{205f}", "\u{3000}", "\u{200b}", "a", "bc", "def", "x1y2z3w4", "é",
             "ü", "日本", "😀", "\u{1f}", "\u{7f}", "\u{80}", "\u{c2}", "A", "Zq", "@[`{", "É",
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |m: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m as u64) as usize
-        };
+        let mut next = check::random(0x9E37_79B9_7F4A_7C15);
         for _ in 0..3000 {
             let len = next(120);
             let text: String = (0..len).map(|_| pieces[next(pieces.len())]).collect();
-            let want: Vec<&str> = text.split_whitespace().collect();
-            assert_eq!(tokens(&text, usize::MAX), want, "{text:?}");
-            let limit = next(want.len() + 2);
-            assert_eq!(tokens(&text, limit), want[..limit.min(want.len())], "{text:?} limit {limit}");
+            check::same_tokens(&text, text.split_whitespace().collect(), tokens, &mut next);
         }
     }
 

@@ -94,6 +94,7 @@ pub fn for_each_ascii_word<'s>(s: &'s str, limit: usize, f: impl FnMut(&'s str, 
 #[cfg(test)]
 mod tests {
     use super::for_each_ascii_word;
+    use crate::corpus::split::check;
     use unicode_segmentation::UnicodeSegmentation;
 
     /// The words, each checked for its capital flag.
@@ -115,13 +116,7 @@ mod tests {
             "ab", "e.g.", "1,000", "3.14", "can't", "http://x", "a_b", "__", "x1", "1x", "a.1", "1.a", "a..b", "1;2",
             "1'2",
         ];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |m: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m as u64) as usize
-        };
+        let mut next = check::random(0x2545_F491_4F6C_DD1D);
         for round in 0..4000 {
             let len = next(150);
             let text: String = (0..len)
@@ -133,10 +128,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let want: Vec<&str> = text.unicode_words().collect();
-            assert_eq!(words(&text, usize::MAX), want, "{text:?}");
-            let limit = next(want.len() + 2);
-            assert_eq!(words(&text, limit), want[..limit.min(want.len())], "{text:?} limit {limit}");
+            check::same_tokens(&text, text.unicode_words().collect(), words, &mut next);
         }
     }
 
