@@ -182,8 +182,13 @@ fn doubled_ranks_of(v: impl Iterator<Item = f64> + Clone) -> Vec<u32> {
 /// The values as (value, index) pairs to sort, and the tie tolerance ε = 1e-12·max|v|.
 /// (Pairs sort contiguously, faster than an index sort.)
 fn to_sort(v: impl Iterator<Item = f64> + Clone) -> (Vec<Pair>, f64) {
-    let eps = TIE_TOLERANCE * v.clone().fold(0.0f64, |m, x| m.max(x.abs()));
+    let eps = tie_tolerance(v.clone());
     (v.enumerate().map(|(k, value)| Pair { value, index: k as u32 }).collect(), eps)
+}
+
+/// The tie tolerance ε = 1e-12·max|v| of the values `v`.
+fn tie_tolerance(v: impl Iterator<Item = f64>) -> f64 {
+    TIE_TOLERANCE * v.fold(0.0f64, |m, x| m.max(x.abs()))
 }
 
 /// A value and its index, 12 bytes (unpadded: the sort's buffer is a quarter smaller than
@@ -232,7 +237,7 @@ fn doubled_pair_ranks(lags: Option<&[f64]>, upper: Vec<f64>) -> Vec<u32> {
         drop(upper);
         return sorted_doubled_ranks(sorted, eps);
     };
-    let eps = TIE_TOLERANCE * upper.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let eps = tie_tolerance(upper.iter().copied());
     let n = f.len();
     let mut lag_order: Vec<usize> = (1..n).collect();
     lag_order.sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]));

@@ -3,9 +3,9 @@
 //!
 //! Each 64-byte block of a sequence gets a mask, bit j set when byte j belongs to a
 //! whitespace character. An ASCII block's mask is computed eight bytes at a time in a `u64`
-//! (whitespace there is `\t`, `\n`, `\v`, `\f`, `\r` and the space); a block holding a byte
-//! ≥ 0x80 is decoded character by character, and the bytes of a multi-byte whitespace
-//! character that runs past the block are carried into the next one. A token starts at a
+//! (whitespace there is `\t`, `\n`, `\v`, `\f`, `\r` and the space); in a block holding a
+//! byte ≥ 0x80 the multi-byte characters are decoded at their lead bytes, and the bytes of a
+//! multi-byte whitespace character that runs past the block are carried into the next one. A token starts at a
 //! clear bit after a set one (or at the start) and ends at the next set bit: both are read
 //! off the mask with `trailing_zeros`, without a branch per byte.
 
@@ -59,18 +59,18 @@ fn block_mask(s: &str, base: usize, block: &[u8; 64], carry: u64) -> Masks {
     if high == 0 {
         return Masks { ws: ws | carry, cased, carry: 0 };
     }
-    let (ws, carry) = slow_mask(s, base, block, carry);
+    let (ws, carry) = multi_byte_whitespace(s, base, block, ws | carry);
     Masks { ws, cased, carry }
 }
 
-/// [`block_mask`] for a block holding a byte ≥ 0x80, character by character.
+/// [`block_mask`] for a block holding a byte ≥ 0x80: `ws` (its ASCII whitespace and the bits
+/// carried in) gains the bytes of its multi-byte whitespace characters, decoded at their
+/// lead bytes; returns it and the bits carried past the block.
 #[cold]
-fn slow_mask(s: &str, base: usize, block: &[u8; 64], carry: u64) -> (u64, u64) {
-    let (mut ws, mut next) = (carry, 0u64);
+fn multi_byte_whitespace(s: &str, base: usize, block: &[u8; 64], mut ws: u64) -> (u64, u64) {
+    let mut next = 0u64;
     for (j, &b) in block.iter().enumerate() {
-        if b < 0x80 {
-            ws |= u64::from(b == b' ' || (b'\t'..=b'\r').contains(&b)) << j;
-        } else if b >= 0xC0 {
+        if b >= 0xC0 {
             // A lead byte: the character starts here (continuation bytes are skipped).
             let Some(c) = s.get(base + j..).and_then(|rest| rest.chars().next()) else { continue };
             if c.is_whitespace() {
