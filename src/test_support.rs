@@ -24,3 +24,15 @@ pub fn tiny_bert_bundle(seed: u64) -> Vec<u8> {
     let tokenizer = include_bytes!("../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
     crate::model::random::random_bert(seed, ("tokenizer.json.gz", tokenizer))
 }
+
+/// A small BERT-style WordPiece `tokenizer.json` (lowercasing normaliser, `[CLS]` … `[SEP]`).
+pub const WORDPIECE: &str = r###"{"version":"1.0","truncation":{"max_length":3,"strategy":"LongestFirst","stride":0,"direction":"Right"},"padding":null,"added_tokens":[
+      {"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},
+      {"id":1,"content":"[CLS]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},
+      {"id":2,"content":"[SEP]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}],
+      "normalizer":{"type":"BertNormalizer","clean_text":true,"handle_chinese_chars":true,"strip_accents":null,"lowercase":true},
+      "pre_tokenizer":{"type":"BertPreTokenizer"},
+      "post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"[CLS]","type_id":0}},{"Sequence":{"id":"A","type_id":0}},{"SpecialToken":{"id":"[SEP]","type_id":0}}],"pair":[{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"[CLS]":{"id":"[CLS]","ids":[1],"tokens":["[CLS]"]},"[SEP]":{"id":"[SEP]","ids":[2],"tokens":["[SEP]"]}}},
+      "decoder":null,
+      "model":{"type":"WordPiece","unk_token":"[UNK]","continuing_subword_prefix":"##","max_input_chars_per_word":100,
+        "vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"the":3,"dog":4,"bit":5,"##es":6,"man":7,"!":8}}}"###;

@@ -83,34 +83,45 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// Calls `f` with each of the first `limit` tokens of `seq` (the marker included).
     pub fn for_each_token(&self, seq: &str, limit: usize, mut f: impl FnMut(&str)) {
+        self.for_each_keyed_token(seq, limit, |tok, _| f(tok));
+    }
+
+    /// [`Self::for_each_token`], each token with its id in the model tokenizer that gave it
+    /// (`None` for every other token): such a token is a function of its id, so a count may
+    /// look the id up instead of the text.
+    pub fn for_each_keyed_token(&self, seq: &str, limit: usize, mut f: impl FnMut(&str, Option<u32>)) {
         let mut left = limit;
         if left == 0 {
             return;
         }
         if self.bos {
-            f(BOS);
+            f(BOS, None);
             left -= 1;
         }
         let mut buf = String::new();
+        let f = &mut f;
+        let mut text = |tok: &str| f(tok, None);
         // Each kind's loop calls `emit` inlined, so `f` is inlined into it.
         match self.kind {
             TokenizerKind::Whitespace => {
                 super::split::for_each_whitespace_token(seq, left, |tok, cased| {
-                    self.emit_cased(tok, cased, &mut buf, &mut f)
+                    self.emit_cased(tok, cased, &mut buf, &mut text)
                 });
             }
-            TokenizerKind::Words if seq.is_ascii() => {
-                super::words::for_each_ascii_word(seq, left, |tok, cased| self.emit_cased(tok, cased, &mut buf, &mut f))
-            }
-            TokenizerKind::Words => seq.unicode_words().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut f)),
+            TokenizerKind::Words if seq.is_ascii() => super::words::for_each_ascii_word(seq, left, |tok, cased| {
+                self.emit_cased(tok, cased, &mut buf, &mut text)
+            }),
+            TokenizerKind::Words => seq.unicode_words().take(left).for_each(|tok| self.emit(tok, &mut buf, &mut text)),
             TokenizerKind::Model => {
                 if let Some(m) = &self.model {
-                    m.for_each_token(seq, self.special_tokens, left, |tok: &str| self.emit(tok, &mut buf, &mut f));
+                    for id in m.ids(seq, self.special_tokens, left) {
+                        self.emit(m.token(id), &mut buf, &mut |tok: &str| f(tok, Some(id)));
+                    }
                 }
             }
             TokenizerKind::Chars => {
                 let mut tmp = [0u8; 4];
-                seq.chars().take(left).for_each(|c| self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut f));
+                seq.chars().take(left).for_each(|c| self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut text));
             }
         }
     }

@@ -37,8 +37,8 @@ fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, p
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
         let start = part.ids.len();
-        tokenizer.for_each_token(seq.as_ref(), max_len, |tok| {
-            let (id, _) = part.reader.token(tok, part.ids.len() - start);
+        tokenizer.for_each_keyed_token(seq.as_ref(), max_len, |tok, key| {
+            let (id, _) = part.reader.token(tok, key, part.ids.len() - start);
             part.ids.push(id);
         });
         part.ends.push(part.ids.len());

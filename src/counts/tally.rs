@@ -16,8 +16,15 @@ pub(super) struct Reader {
     pub(super) firsts: Vec<Vec<(u64, u32)>>,
     /// The last position pushed to `firsts[id]` (flat, so the common case is one load).
     lowest: Vec<u32>,
+    /// Per model-tokenizer id, its type's id (`u32::MAX` until seen): a model's tokens are
+    /// looked up by id instead of interned by text ([`Tokenizer::for_each_keyed_token`]).
+    by_key: Vec<u32>,
     pub(super) text: TextTally,
 }
+
+/// Model ids below this are looked up in [`Reader::by_key`] (16 MB at most; a vocabulary
+/// file may name any id, and larger ones are interned by text).
+const KEYED_IDS: usize = 1 << 22;
 
 impl Reader {
     pub(super) fn new(max_len: usize) -> Self {
@@ -25,16 +32,20 @@ impl Reader {
             interner: Interner::default(),
             firsts: Vec::new(),
             lowest: Vec::new(),
+            by_key: Vec::new(),
             text: TextTally { lengths: vec![0; max_len + 1], ..TextTally::default() },
         }
     }
 
-    /// The id of the token `tok` at `pos` of the sequence being read (and whether its type is
-    /// new), its record low noted.
+    /// The id of the token `tok` (with its model id `key`, if any) at `pos` of the sequence
+    /// being read (and whether its type is new), its record low noted.
     #[inline]
-    pub(super) fn token(&mut self, tok: &str, pos: usize) -> (u32, bool) {
+    pub(super) fn token(&mut self, tok: &str, key: Option<u32>, pos: usize) -> (u32, bool) {
         let types = self.interner.len();
-        let id = self.add_type(tok);
+        let id = match key {
+            Some(key) if (key as usize) < KEYED_IDS => self.keyed_type(tok, key as usize),
+            _ => self.add_type(tok),
+        };
         let i = id as usize;
         if (pos as u32) < self.lowest[i] {
             self.lowest[i] = pos as u32;
@@ -54,10 +65,28 @@ impl Reader {
         id
     }
 
+    /// The id of the type of `tok`, whose model id is `key`: looked up by `key` once seen.
+    #[inline]
+    fn keyed_type(&mut self, tok: &str, key: usize) -> u32 {
+        match self.by_key.get(key) {
+            Some(&id) if id != u32::MAX => id,
+            _ => {
+                let id = self.add_type(tok);
+                if key >= self.by_key.len() {
+                    self.by_key.resize(key + 1, u32::MAX);
+                }
+                self.by_key[key] = id;
+                id
+            }
+        }
+    }
+
     /// Approximate bytes held: the record lows (as [`CountsTable::memory_bytes`] counts
     /// them, and the lowest positions) and the interner.
     pub(super) fn memory_bytes(&self) -> u64 {
-        super::table::memory_of(0, &self.firsts, &[]) + self.lowest.len() as u64 * 4 + self.interner.memory_bytes()
+        super::table::memory_of(0, &self.firsts, &[])
+            + (self.lowest.len() + self.by_key.len()) as u64 * 4
+            + self.interner.memory_bytes()
     }
 }
 
@@ -80,8 +109,8 @@ impl<'t> Tallies<'t> {
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
             let mut pos = 0usize;
-            tokenizer.for_each_token(seq.as_ref(), self.max_len, |tok| {
-                let (id, new) = self.reader.token(tok, pos);
+            tokenizer.for_each_keyed_token(seq.as_ref(), self.max_len, |tok, key| {
+                let (id, new) = self.reader.token(tok, key, pos);
                 if new {
                     self.pairs.announce(id as usize + 1);
                 }
@@ -196,6 +225,40 @@ impl<'t> StreamTally<'t> {
             StreamTally::OneReader { batches: 0, .. } => None,
             StreamTally::OneReader { tallies, .. } => Some(tallies.into_table()),
             StreamTally::Appended { table, .. } => table,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::corpus::model::ModelTokenizer;
+    use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
+
+    /// A model tokenizer's tokens, counted by their ids ([`super::Reader::by_key`]), give the
+    /// table their texts give as whitespace tokens: with the case kept, and lowercased (where
+    /// two ids, "Dog" and "dog", are one type).
+    #[test]
+    fn a_model_tokenizers_tokens_are_counted_by_id_as_by_their_text() {
+        let json = crate::test_support::WORDPIECE
+            .replace(r#""lowercase":true"#, r#""lowercase":false"#)
+            .replace(r#""!":8}"#, r###""!":8,"Dog":9,"##s":10}"###);
+        let model = ModelTokenizer::from_bytes("t.json", json.as_bytes()).unwrap();
+        let words = ["the", "dog", "Dog", "Dogs", "bites", "man", "zebra!", "The"];
+        let lines: Vec<String> = (0..9_000u64)
+            .map(|k| (0..(1 + k % 7)).map(|i| words[((k * 13 + i * 5) % 8) as usize]).collect::<Vec<_>>().join(" "))
+            .collect();
+        for lowercase in [false, true] {
+            // (The begin marker, never a model id, in one of the two runs: in the texts.)
+            let t = |kind, model, bos| Tokenizer { kind, lowercase, bos, model, special_tokens: true };
+            let by_id = t(TokenizerKind::Model, Some(model.clone()), lowercase);
+            let texts: Vec<String> = lines.iter().map(|l| by_id.tokens(l, usize::MAX).join(" ")).collect();
+            let by_text = t(TokenizerKind::Whitespace, None, false);
+            assert!(texts[3].contains("Dog") || texts[3].contains("dog"), "{:?}", texts[3]);
+            let want = super::count_sequences(&texts, &by_text, 6, &mut |_| {});
+            assert_eq!(super::count_sequences(&lines, &by_id, 6, &mut |_| {}), want, "every core, {lowercase}");
+            let mut one = super::Tallies::new(&by_id, 6);
+            one.read(&lines, &mut |_| {});
+            assert_eq!(one.into_table(), want, "one reader, {lowercase}");
         }
     }
 }
