@@ -14,11 +14,11 @@
 //! (its `first` keys are shifted past this table's), [`CountsTable::union`] adds another file
 //! of the *same* table (a Spark/DuckDB output split into parts: keys kept).
 
-use super::pairs::merge_sorted;
 use super::{Mode, PAD};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+mod add;
 mod io;
 pub(crate) use io::MAX_COUNT;
 pub use io::{looks_like_table, read_table_bytes, write_csv, TableFormat};
@@ -204,21 +204,7 @@ impl CountsTable {
             let mine = std::mem::take(&mut self.firsts[g]);
             self.firsts[g] = join_lows(mine, lows, offset);
         }
-        let mut runs: Vec<(u64, u64)> =
-            other.cells.into_iter().map(|(k, c)| ((k >> 32) << 32 | remap[k as u32 as usize], c)).collect();
-        // `other`'s cells are sorted by key, so by position; the new ids reorder them only
-        // within a position (and not at all when they keep the order, as for a first part).
-        if !remap.windows(2).all(|w| w[0] < w[1]) {
-            crate::par::for_each_group(&mut runs, |a, b| a.0 >> 32 == b.0 >> 32, <[(u64, u64)]>::sort_unstable);
-        }
-        runs.dedup_by(|b, a| {
-            let same = a.0 == b.0;
-            if same {
-                a.1 = a.1.saturating_add(b.1);
-            }
-            same
-        });
-        self.cells = merge_sorted(std::mem::take(&mut self.cells), runs);
+        self.cells = add::add_cells(std::mem::take(&mut self.cells), &other.cells, &remap, self.types.len());
     }
 
     /// `<pad>` of mode `pad` for a text tally (files hold their `<pad>` rows themselves), at
