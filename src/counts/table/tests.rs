@@ -128,6 +128,9 @@ fn the_binary_form_round_trips() {
     e.append(t.clone());
     assert_eq!(e, t, "appending to an empty count gives the table");
     assert!(CountsTable::from_bytes(b"\xff\xff").is_err());
+    let bytes = t.to_bytes();
+    assert!(CountsTable::from_bytes(&bytes[..bytes.len() - 1]).is_err(), "a cell cut short");
+    assert!(CountsTable::from_bytes(&[&[255; 8], &bytes[8..]].concat()).is_err(), "a wrong length");
 }
 
 #[test]
