@@ -255,7 +255,11 @@ mod tests {
             let by_text = t(TokenizerKind::Whitespace, None, false);
             assert!(texts[3].contains("Dog") || texts[3].contains("dog"), "{:?}", texts[3]);
             let want = super::count_sequences(&texts, &by_text, 6, &mut |_| {});
-            assert_eq!(super::count_sequences(&lines, &by_id, 6, &mut |_| {}), want, "every core, {lowercase}");
+            #[cfg(not(target_arch = "wasm32"))]
+            for threads in [2, 3] {
+                let shared = crate::counts::parallel::count_with(&lines, &by_id, 6, threads, &mut |_| {});
+                assert_eq!(shared.as_ref(), Some(&want), "{threads} threads, {lowercase}");
+            }
             let mut one = super::Tallies::new(&by_id, 6);
             one.read(&lines, &mut |_| {});
             assert_eq!(one.into_table(), want, "one reader, {lowercase}");

@@ -114,33 +114,45 @@ fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
 #[cfg(test)]
 mod tests {
     use super::add_cells;
-    use proptest::prelude::*;
+    use std::collections::BTreeMap;
 
-    /// Sorted cells with distinct keys from (position, id, count) triples.
-    fn cells(raw: &[(u8, u16, u64)], ids: usize) -> Vec<(u64, u64)> {
-        let mut m = std::collections::BTreeMap::new();
-        for &(p, id, c) in raw {
-            m.insert(u64::from(p) << 32 | (id as usize % ids) as u64, c);
+    /// Sorted cells with distinct keys: up to `len` random (position < 6, id < `ids`) keys
+    /// with counts 1..5, from the xorshift state `x`.
+    fn cells(x: &mut u64, len: usize, ids: usize) -> Vec<(u64, u64)> {
+        let mut m = BTreeMap::new();
+        for _ in 0..len {
+            let r = next(x);
+            m.insert((r % 6) << 32 | (r >> 8) % ids as u64, 1 + (r >> 40) % 4);
         }
         m.into_iter().collect()
     }
 
-    proptest! {
-        /// The sum, cell by cell, of the two tables' counts (an independent map), whichever
-        /// way each position is added: vocabularies from a few types (every position dense)
-        /// to many (every position sorted), the other table's ids permuted into them.
-        #[test]
-        fn the_cells_added_are_the_sums_by_key(
-            mine in proptest::collection::vec((0u8..6, any::<u16>(), 1u64..5), 0..60),
-            theirs in proptest::collection::vec((0u8..6, any::<u16>(), 1u64..5), 0..60),
-            types in prop_oneof![1usize..8, 8usize..200, 5_000usize..20_000],
-            shift in any::<usize>(),
-        ) {
-            let (mine, theirs) = (cells(&mine, types), cells(&theirs, types));
-            // A permutation of the ids: the other table's own order of first occurrence.
-            let remap: Vec<u64> = (0..types).map(|i| ((i * 7 + shift) % types) as u64).collect();
-            let remap: Vec<u64> = if types % 7 == 0 { (0..types as u64).rev().collect() } else { remap };
-            let mut want = std::collections::BTreeMap::new();
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// The sum, cell by cell, of the two tables' counts (an independent map), whichever way
+    /// each position is added: vocabularies from a few types (every position dense) to many
+    /// (every position sorted), the other table's ids permuted into them, into a larger
+    /// vocabulary, or (as no vocabulary does) two of them onto one.
+    #[test]
+    fn the_cells_added_are_the_sums_by_key() {
+        let mut x = 0x9e37_79b9_7f4a_7c15;
+        for case in 0..3000 {
+            let types = [1 + case % 7, 8 + case % 190, 5_000 + case][case % 3];
+            let (mine, theirs) = (cells(&mut x, case % 61, types), cells(&mut x, case % 53, types));
+            let shift = next(&mut x) as usize;
+            let remap: Vec<u64> = match case % 4 {
+                0 => (0..types as u64).rev().collect(),
+                1 => (0..types).map(|i| ((i + shift) % types) as u64).collect(),
+                2 => (0..types).map(|i| (i / 2) as u64).collect(),
+                _ => (0..types).map(|i| (i * 3 + 1) as u64).collect(),
+            };
+            let total = remap.iter().max().map_or(types, |&m| types.max(m as usize + 1));
+            let mut want = BTreeMap::new();
             for &(k, c) in &mine {
                 *want.entry(k).or_insert(0u64) += c;
             }
@@ -148,7 +160,7 @@ mod tests {
                 *want.entry((k >> 32) << 32 | remap[k as u32 as usize]).or_insert(0u64) += c;
             }
             let want: Vec<(u64, u64)> = want.into_iter().collect();
-            prop_assert_eq!(add_cells(mine, &theirs, &remap, types), want);
+            assert_eq!(add_cells(mine, &theirs, &remap, total), want, "case {case}");
         }
     }
 
@@ -157,6 +169,8 @@ mod tests {
         let big = vec![(5u64, u64::MAX - 1)];
         for types in [6, 100_000] {
             assert_eq!(add_cells(big.clone(), &[(5, 3)], &[0, 1, 2, 3, 4, 5], types), [(5, u64::MAX)]);
+            let two = [(3, u64::MAX - 1), (4, 5)];
+            assert_eq!(add_cells(Vec::new(), &two, &[0, 1, 2, 3, 3], types), [(3, u64::MAX)], "onto one id");
         }
     }
 }

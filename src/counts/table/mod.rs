@@ -162,9 +162,15 @@ impl CountsTable {
         if cells.len() % 16 != 0 {
             return Err(bad(&"cut short"));
         }
-        let (types, firsts, text) = postcard::from_bytes(rest).map_err(|e| bad(&e))?;
+        type Rest = (Vec<String>, Vec<Vec<(u64, u32)>>, Option<TextTally>);
+        let ((types, firsts, text), left) = postcard::take_from_bytes::<Rest>(rest).map_err(|e| bad(&e))?;
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-        let cells = cells.chunks_exact(16).map(|c| (word(&c[..8]), word(&c[8..]))).collect();
+        let cells: Vec<(u64, u64)> = cells.chunks_exact(16).map(|c| (word(&c[..8]), word(&c[8..]))).collect();
+        // What adding tables relies on: keys strictly increasing, ids within the types.
+        let ids_known = cells.iter().all(|&(k, _)| (k as u32 as usize) < types.len());
+        if !left.is_empty() || !ids_known || !cells.windows(2).all(|w| w[0].0 < w[1].0) || firsts.len() != types.len() {
+            return Err(bad(&"inconsistent"));
+        }
         Ok(CountsTable { types, cells, firsts, text })
     }
 

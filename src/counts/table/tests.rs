@@ -131,6 +131,13 @@ fn the_binary_form_round_trips() {
     let bytes = t.to_bytes();
     assert!(CountsTable::from_bytes(&bytes[..bytes.len() - 1]).is_err(), "a cell cut short");
     assert!(CountsTable::from_bytes(&[&[255; 8], &bytes[8..]].concat()).is_err(), "a wrong length");
+    let mut unsorted = t.clone();
+    unsorted.cells.swap(0, 1);
+    let mut unknown = t.clone();
+    unknown.cells.last_mut().unwrap().0 |= 0xffff;
+    for broken in [unsorted, unknown] {
+        assert!(CountsTable::from_bytes(&broken.to_bytes()).is_err(), "{:?}", &broken.cells[..2]);
+    }
 }
 
 #[test]
