@@ -122,7 +122,7 @@ mod tests {
         let mut m = BTreeMap::new();
         for _ in 0..len {
             let r = next(x);
-            m.insert((r % 6) << 32 | (r >> 8) % ids as u64, 1 + (r >> 40) % 4);
+            m.insert(((r % 6) << 32) | ((r >> 8) % ids as u64), 1 + (r >> 40) % 4);
         }
         m.into_iter().collect()
     }
@@ -157,7 +157,7 @@ mod tests {
                 *want.entry(k).or_insert(0u64) += c;
             }
             for &(k, c) in &theirs {
-                *want.entry((k >> 32) << 32 | remap[k as u32 as usize]).or_insert(0u64) += c;
+                *want.entry(((k >> 32) << 32) | remap[k as u32 as usize]).or_insert(0u64) += c;
             }
             let want: Vec<(u64, u64)> = want.into_iter().collect();
             assert_eq!(add_cells(mine, &theirs, &remap, total), want, "case {case}");
