@@ -338,3 +338,39 @@ fn the_block_splits_give_the_standard_tokens_in_wasm() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn the_helpers_tables_passed_and_appended_are_the_whole_texts_in_wasm() {
+    // As the page's helpers do: each part counted alone, passed in the binary form and
+    // appended in file order, gives the table of the whole text — with a vocabulary large
+    // enough for both ways of adding a position, and with a model tokenizer (its tokens
+    // counted by id), against its tokens' texts counted as whitespace tokens.
+    use posgeo::corpus::model::ModelTokenizer;
+    use posgeo::corpus::tokenize::Tokenizer;
+    use posgeo::counts::{count_table, CountsTable};
+    let lines: Vec<String> = (0..3000u64)
+        .map(|k| {
+            let word = |i: u64| match (k * 31 + i * 17) % 5 {
+                0 => ["the", "dog", "Bites", "man", "quickly"][(i % 5) as usize].to_string(),
+                _ => format!("r{}", (k * 2_654_435_761 + i * 40_503) % 20_011),
+            };
+            (0..(2 + k % 12)).map(word).collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    let minilm = include_bytes!("../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
+    let model = ModelTokenizer::from_bytes("tokenizer.json.gz", minilm).unwrap();
+    let tk = |kind, model| Tokenizer { kind, lowercase: true, bos: false, model, special_tokens: true };
+    let by_id = tk(TokenizerKind::Model, Some(model));
+    let texts: Vec<String> = lines.iter().map(|l| by_id.tokens(l, usize::MAX).join(" ")).collect();
+    for (tokenizer, seqs) in [(tk(TokenizerKind::Whitespace, None), &lines), (by_id.clone(), &lines)] {
+        let whole = count_table(seqs, &tokenizer, 16, &mut |_| {});
+        let mut parts = CountsTable::empty_text(16);
+        for part in [&seqs[..1234], &seqs[1234..2900], &seqs[2900..]] {
+            let bytes = count_table(part, &tokenizer, 16, &mut |_| {}).to_bytes();
+            parts.append(CountsTable::from_bytes(&bytes).unwrap());
+        }
+        assert_eq!(parts, whole, "{:?}", tokenizer.kind);
+    }
+    let as_text = count_table(&texts, &tk(TokenizerKind::Whitespace, None), 16, &mut |_| {});
+    assert_eq!(count_table(&lines, &by_id, 16, &mut |_| {}), as_text);
+}
