@@ -24,27 +24,33 @@ pub(super) fn merge_sorted(old: Vec<(u64, u64)>, runs: Vec<(u64, u64)>) -> Vec<(
         return old;
     }
     let mut out = Vec::with_capacity(old.len() + runs.len());
-    let (mut a, mut b) = (0, 0);
-    while a < old.len() && b < runs.len() {
-        match old[a].0.cmp(&runs[b].0) {
+    merge_into(&old, &runs, &mut out);
+    out
+}
+
+/// Pushes the merge of two runs sorted by key (distinct keys within each) to `out`, adding
+/// the counts of equal keys (saturating).
+pub(super) fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
             std::cmp::Ordering::Less => {
-                out.push(old[a]);
-                a += 1;
+                out.push(a[i]);
+                i += 1;
             }
             std::cmp::Ordering::Greater => {
-                out.push(runs[b]);
-                b += 1;
+                out.push(b[j]);
+                j += 1;
             }
             std::cmp::Ordering::Equal => {
-                out.push((old[a].0, old[a].1.saturating_add(runs[b].1)));
-                a += 1;
-                b += 1;
+                out.push((a[i].0, a[i].1.saturating_add(b[j].1)));
+                i += 1;
+                j += 1;
             }
         }
     }
-    out.extend_from_slice(&old[a..]);
-    out.extend_from_slice(&runs[b..]);
-    out
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 /// One reader's (position, type) counts: a flat table for the first ids, sorted runs for

@@ -9,6 +9,8 @@
 //! bits (as a position is counted, `counts::parallel`); elsewhere the other table's cells,
 //! reordered by the new ids, are sorted and merged. Nothing is copied before it is added.
 
+use super::super::pairs::merge_into;
+
 /// Where the two runs hold fewer cells than 1/64 of the types at a position, they are sorted
 /// and merged instead of counted in one counter per type.
 const DENSE_FROM: usize = 64;
@@ -84,31 +86,6 @@ impl Dense {
             }
         }
     }
-}
-
-/// Pushes the merge of two runs sorted by key (distinct keys within each) to `out`, adding
-/// the counts of equal keys.
-fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push((a[i].0, a[i].1.saturating_add(b[j].1)));
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
 }
 
 #[cfg(test)]
