@@ -225,11 +225,17 @@ impl PositionalCounts {
         (c as f64 + alpha) / (self.support()[i] as f64 + alpha * self.vocab.len() as f64)
     }
 
-    /// The `k` most frequent tokens at position i, with their counts (ties by token id).
+    /// The `k` most frequent tokens at position i, with their counts (ties by token id): the
+    /// first k of the row picked out, then only they sorted (the keys are distinct).
     pub fn top_tokens(&self, i: usize, k: usize) -> Vec<(String, u64)> {
+        let key = |&(id, c): &(u32, u64)| (std::cmp::Reverse(c), id);
         let mut row = self.rows[i].clone();
-        row.sort_by_key(|&(id, c)| (std::cmp::Reverse(c), id));
-        row.into_iter().take(k).map(|(id, c)| (self.vocab[id as usize].clone(), c)).collect()
+        if k < row.len() {
+            row.select_nth_unstable_by_key(k, key);
+            row.truncate(k);
+        }
+        row.sort_unstable_by_key(key);
+        row.into_iter().map(|(id, c)| (self.vocab[id as usize].clone(), c)).collect()
     }
 }
 
@@ -338,6 +344,23 @@ mod tests {
             assert_eq!(parts, single);
             let both = PositionalCounts::from_table(&all, &p.table()).unwrap();
             assert_eq!(both, PositionalCounts::from_table(&single, &p.table()).unwrap());
+        }
+    }
+
+    #[test]
+    fn top_tokens_are_the_whole_rows_sort_by_count_then_id() {
+        // Counts with many ties (ids 0..37 at varied counts), every k from none to past the row.
+        let lines: Vec<String> = (0..400).map(|k| format!("t{} t{}", k % 37, (k * k) % 11)).collect();
+        let c = PositionalCounts::count(&Corpus::from_sequences(lines), &params(Mode::Condition, 1, None), &mut |_| {})
+            .unwrap();
+        for i in 0..c.n {
+            let mut all = c.rows[i].clone();
+            all.sort_by_key(|&(id, n)| (std::cmp::Reverse(n), id));
+            for k in 0..all.len() + 2 {
+                let want: Vec<(String, u64)> =
+                    all.iter().take(k).map(|&(id, n)| (c.vocab[id as usize].clone(), n)).collect();
+                assert_eq!(c.top_tokens(i, k), want, "position {i}, k = {k}");
+            }
         }
     }
 
