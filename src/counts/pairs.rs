@@ -28,6 +28,19 @@ pub(super) fn merge_sorted(old: Vec<(u64, u64)>, runs: Vec<(u64, u64)>) -> Vec<(
     out
 }
 
+/// Calls `f` with the index of every bit set in `seen`, in increasing order, clearing them:
+/// the types a position's counters saw, read back in id order.
+#[inline]
+pub(super) fn drain_set_bits(seen: &mut [u64], mut f: impl FnMut(usize)) {
+    for (word, bits) in seen.iter_mut().enumerate() {
+        let mut b = std::mem::take(bits);
+        while b != 0 {
+            f(word * 64 + b.trailing_zeros() as usize);
+            b &= b - 1;
+        }
+    }
+}
+
 /// Pushes the merge of two runs sorted by key (distinct keys within each) to `out`, adding
 /// the counts of equal keys (saturating).
 pub(super) fn merge_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {

@@ -132,14 +132,9 @@ fn count_range(
                 counters[id] += 1;
                 seen[id / 64] |= 1 << (id % 64);
             }
-            for (word, bits) in seen.iter_mut().enumerate() {
-                let mut b = std::mem::take(bits);
-                while b != 0 {
-                    let id = word * 64 + b.trailing_zeros() as usize;
-                    b &= b - 1;
-                    cells.push((key | id as u64, u64::from(std::mem::take(&mut counters[id]))));
-                }
-            }
+            super::pairs::drain_set_bits(&mut seen, |id| {
+                cells.push((key | id as u64, u64::from(std::mem::take(&mut counters[id]))));
+            });
         } else {
             sorted.clear();
             sorted.extend_from_slice(tokens);

@@ -188,14 +188,10 @@ impl ModelTokenizer {
         self.chunking.as_deref().filter(|c| !c.whole(seq))
     }
 
-    /// Calls `f` with each of the first `limit` tokens of `seq`; special tokens as the
-    /// tokenizer's post-processor adds them when `special` is on. A sequence the tokenizer
-    /// cannot encode yields no token (it counts like an empty line).
-    pub fn for_each_token(&self, seq: &str, special: bool, limit: usize, mut f: impl FnMut(&str)) {
-        self.ids(seq, special, limit).into_iter().for_each(|id| f(self.token(id)));
-    }
-
-    /// The ids of the tokens [`Self::for_each_token`] names: what a model reads (SPEC §9).
+    /// The ids of the first `limit` tokens of `seq` (named by [`Self::token`]): what a model
+    /// reads (SPEC §9); special tokens as the tokenizer's post-processor adds them when
+    /// `special` is on. A sequence the tokenizer cannot encode yields no token (it counts like
+    /// an empty line).
     pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {
         match self.chunked(seq) {
             Some(c) => c.ids(&self.inner, self.digest, seq, special, limit),
@@ -242,9 +238,11 @@ mod tests {
     use crate::test_support::WORDPIECE;
 
     fn tokens(t: &ModelTokenizer, s: &str, special: bool) -> Vec<String> {
-        let mut out = Vec::new();
-        t.for_each_token(s, special, usize::MAX, |x| out.push(x.to_string()));
-        out
+        first_tokens(t, s, special, usize::MAX)
+    }
+
+    fn first_tokens(t: &ModelTokenizer, s: &str, special: bool, limit: usize) -> Vec<String> {
+        t.ids(s, special, limit).into_iter().map(|id| t.token(id).to_string()).collect()
     }
 
     #[test]
@@ -254,9 +252,7 @@ mod tests {
         assert_eq!(tokens(&t, "The dog bites MAN!", true), ["[CLS]", "the", "dog", "bit", "##es", "man", "!", "[SEP]"]);
         assert_eq!(tokens(&t, "The dog bites zebra", false), ["the", "dog", "bit", "##es", "[UNK]"]);
         assert!(tokens(&t, "   ", false).is_empty());
-        let mut first = Vec::new();
-        t.for_each_token("the dog the dog", true, 2, |x| first.push(x.to_string()));
-        assert_eq!(first, ["[CLS]", "the"]);
+        assert_eq!(first_tokens(&t, "the dog the dog", true, 2), ["[CLS]", "the"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! bits (as a position is counted, `counts::parallel`); elsewhere the other table's cells,
 //! reordered by the new ids, are sorted and merged. Nothing is copied before it is added.
 
-use super::super::pairs::merge_into;
+use super::super::pairs::{drain_set_bits, merge_into};
 
 /// Where the two runs hold fewer cells than 1/64 of the types at a position, they are sorted
 /// and merged instead of counted in one counter per type.
@@ -77,14 +77,8 @@ impl Dense {
             self.counters[id] = self.counters[id].saturating_add(c);
             self.seen[id / 64] |= 1 << (id % 64);
         }
-        for (word, bits) in self.seen.iter_mut().enumerate() {
-            let mut b = std::mem::take(bits);
-            while b != 0 {
-                let id = word * 64 + b.trailing_zeros() as usize;
-                b &= b - 1;
-                out.push((key | id as u64, std::mem::take(&mut self.counters[id])));
-            }
-        }
+        let counters = &mut self.counters;
+        drain_set_bits(&mut self.seen, |id| out.push((key | id as u64, std::mem::take(&mut counters[id]))));
     }
 }
 
