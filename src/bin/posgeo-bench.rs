@@ -5,7 +5,8 @@
 //! every measure; the CLI streams the file instead), best of another `--repeat` runs, with
 //! the second each of its stages began.
 //!
-//! `posgeo-bench CORPUS [--tokenizer whitespace] [--repeat 3] [--eigen]`
+//! `posgeo-bench CORPUS [--tokenizer whitespace] [--repeat 3] [--eigen | --count-only]`
+//! (`--count-only`: reading, counting into a table and the table into positional counts)
 //!
 //! `posgeo-bench --layers MODEL_DIR CORPUS [--max-len 64] [--layer-sequences 256]
 //! [--mode condition|pad] [--repeat 3] [--dump-batches FILE]`: a model's layer pass
@@ -193,6 +194,29 @@ mod bench {
         params
     }
 
+    /// `--count-only`: reading the file into sequences, counting them into a table and the
+    /// table into positional counts, each the best of `repeat` runs.
+    fn count_only(path: &str, params: &AnalysisParams, repeat: usize) {
+        let mut best = [f64::INFINITY; 3];
+        for _ in 0..repeat.max(1) {
+            let bytes = std::fs::read(path).expect("read corpus");
+            let (corpus, t_read) = time(|| Corpus::read(&bytes, &InputFormat::Text, false).expect("corpus"));
+            let count = params.count_params();
+            let (tok, max_len) = (&count.tokenizer, count.max_len);
+            let (table, t_count) = time(|| posgeo::counts::count_table(&corpus.sequences, tok, max_len, &mut |_| {}));
+            let (_, t_rows) = time(|| PositionalCounts::from_table(&table, &count.table()).expect("counts"));
+            for (b, t) in best.iter_mut().zip([t_read, t_count, t_rows]) {
+                *b = b.min(t);
+            }
+        }
+        let mb = std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
+        let out = serde_json::json!({
+            "corpus": path, "read": best[0], "count_table": best[1], "from_table": best[2],
+            "mb_per_s": mb / (best[0] + best[1] + best[2]),
+        });
+        eprintln!("{out}");
+    }
+
     pub fn main() {
         let args: Vec<String> = std::env::args().collect();
         let path = args
@@ -206,6 +230,9 @@ mod bench {
             with_model(AnalysisParams { tokenizer, max_len, ..Default::default() }, flag("--tokenizer-file"));
         if let Some(it) = flag("--smacof-iter").and_then(|r| r.parse().ok()) {
             params.encodings.smacof_max_iter = it;
+        }
+        if args.iter().any(|a| a == "--count-only") {
+            return count_only(path, &params, repeat);
         }
         let mut best = [f64::INFINITY; 5];
         let mut n = 0;

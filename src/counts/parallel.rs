@@ -37,10 +37,9 @@ fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, p
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
         let start = part.ids.len();
-        tokenizer.for_each_keyed_token(seq.as_ref(), max_len, |tok, key| {
-            let (id, _) = part.reader.token(tok, key, part.ids.len() - start);
-            part.ids.push(id);
-        });
+        let reader = &mut part.reader;
+        tokenizer.for_each_keyed_token(seq.as_ref(), max_len, |tok, key| part.ids.push(reader.type_of(tok, key)));
+        reader.note_lows(&part.ids[start..]);
         part.ends.push(part.ids.len());
         part.reader.text.record_length(part.ids.len() - start);
         if k % 4096 == 4095 {

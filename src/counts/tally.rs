@@ -1,7 +1,9 @@
 //! Counting's inner loop: one reader's tallies over a run of sequences — the token interner,
 //! each type's record lows and the length histogram ([`Reader`]), and the (position, type)
 //! pair counts — turned into a [`CountsTable`] that later runs are appended to. Natively,
-//! corpora large enough are counted on every core ([`super::parallel`]).
+//! corpora large enough are counted on every core ([`super::parallel`]). A sequence is read
+//! in two loops: its tokens' types ([`Reader::type_of`]), then its record lows
+//! ([`Reader::note_lows`]), so that the second loop's loads do not wait on the interner's.
 
 use super::interner::Interner;
 use super::pairs::PairCounts;
@@ -37,21 +39,27 @@ impl Reader {
         }
     }
 
-    /// The id of the token `tok` (with its model id `key`, if any) at `pos` of the sequence
-    /// being read (and whether its type is new), its record low noted.
+    /// The type id of the token `tok` (with its model id `key`, if any), added if new.
     #[inline]
-    pub(super) fn token(&mut self, tok: &str, key: Option<u32>, pos: usize) -> (u32, bool) {
-        let types = self.interner.len();
-        let id = match key {
+    pub(super) fn type_of(&mut self, tok: &str, key: Option<u32>) -> u32 {
+        match key {
             Some(key) if (key as usize) < KEYED_IDS => self.keyed_type(tok, key as usize),
             _ => self.add_type(tok),
-        };
-        let i = id as usize;
-        if (pos as u32) < self.lowest[i] {
-            self.lowest[i] = pos as u32;
-            self.firsts[i].push((self.text.sequences, pos as u32));
         }
-        (id, i == types)
+    }
+
+    /// Notes the record lows of the sequence being read, whose token ids are `ids` (position
+    /// p holds `ids[p]`). Done once the sequence is read rather than token by token, so the
+    /// loads of `lowest` do not wait on the interner's lookups and overlap each other.
+    #[inline]
+    pub(super) fn note_lows(&mut self, ids: &[u32]) {
+        for (pos, &id) in ids.iter().enumerate() {
+            let i = id as usize;
+            if (pos as u32) < self.lowest[i] {
+                self.lowest[i] = pos as u32;
+                self.firsts[i].push((self.text.sequences, pos as u32));
+            }
+        }
     }
 
     /// The id of the type `tok`, added (with no record lows yet) if it is new.
@@ -96,11 +104,13 @@ pub(super) struct Tallies<'t> {
     max_len: usize,
     reader: Reader,
     pairs: PairCounts,
+    /// The sequence being read's token ids.
+    ids: Vec<u32>,
 }
 
 impl<'t> Tallies<'t> {
     pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
-        Tallies { tokenizer, max_len, reader: Reader::new(max_len), pairs: PairCounts::new(max_len) }
+        Tallies { tokenizer, max_len, reader: Reader::new(max_len), pairs: PairCounts::new(max_len), ids: Vec::new() }
     }
 
     /// Reads the next sequences; `progress` receives the fraction of them read.
@@ -108,16 +118,17 @@ impl<'t> Tallies<'t> {
         let total = seqs.len().max(1);
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
-            let mut pos = 0usize;
+            self.ids.clear();
+            let reader = &mut self.reader;
             tokenizer.for_each_keyed_token(seq.as_ref(), self.max_len, |tok, key| {
-                let (id, new) = self.reader.token(tok, key, pos);
-                if new {
-                    self.pairs.announce(id as usize + 1);
-                }
-                self.pairs.push(pos, id);
-                pos += 1;
+                self.ids.push(reader.type_of(tok, key));
             });
-            self.reader.text.record_length(pos);
+            self.pairs.announce(reader.interner.len());
+            for (pos, &id) in self.ids.iter().enumerate() {
+                self.pairs.push(pos, id);
+            }
+            reader.note_lows(&self.ids);
+            reader.text.record_length(self.ids.len());
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
             }
