@@ -135,10 +135,10 @@ impl<'t> Tallies<'t> {
         }
     }
 
-    /// Approximate bytes held: the reader's, and the pair counts' cells, buffer and flat
-    /// table.
+    /// Approximate bytes held: the reader's, the pair counts' cells, buffer and flat table,
+    /// and the sequence's ids.
     fn memory_bytes(&self) -> u64 {
-        self.reader.memory_bytes() + self.pairs.memory_bytes()
+        self.reader.memory_bytes() + self.pairs.memory_bytes() + self.ids.capacity() as u64 * 4
     }
 
     /// The table of what was read.

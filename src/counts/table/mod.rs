@@ -288,12 +288,13 @@ impl CountsTable {
     /// N_i for positions `0..end` (pads included).
     pub(crate) fn support(&self, end: usize, pads: Option<&Pads>) -> Vec<u64> {
         let mut s = vec![0u64; end];
-        for &(key, c) in &self.cells {
-            let pos = (key >> 32) as usize;
+        // A position's cells are one run (cells are sorted by position): summed in a register.
+        for run in self.cells.chunk_by(|a, b| a.0 >> 32 == b.0 >> 32) {
+            let pos = (run[0].0 >> 32) as usize;
             if pos >= end {
                 break;
             }
-            s[pos] = s[pos].saturating_add(c);
+            s[pos] = run.iter().fold(s[pos], |sum, &(_, c)| sum.saturating_add(c));
         }
         if let Some(p) = pads {
             for (a, b) in s.iter_mut().zip(&p.counts) {
