@@ -86,8 +86,9 @@ pub(super) fn vocabulary(
 /// The rows in vocabulary ids (sorted, merged types summed) and the tokens they count.
 /// Each row on its own ([`crate::par`]: the rows side by side natively).
 pub(super) fn renumber(mut rows: Vec<Vec<(u32, u64)>>, remap: &[u32]) -> (Vec<Vec<(u32, u64)>>, u64) {
-    // Where every type seen keeps its id (a text's table under the defaults: ids are given in
-    // first-occurrence order, and no type is merged), the rows are already renumbered.
+    // Where every type seen keeps its id (a text's table with every counted position kept and
+    // no type merged: ids are given in first-occurrence order), the rows are already
+    // renumbered.
     let unchanged = remap.iter().enumerate().all(|(id, &to)| to == id as u32 || to == u32::MAX);
     if unchanged {
         let tokens = rows.iter().flatten().map(|&(_, c)| c).sum();
