@@ -36,12 +36,8 @@ fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, p
     let mut part = Part { reader: Reader::new(max_len), ids, ends: Vec::with_capacity(seqs.len()) };
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
-        let start = part.ids.len();
-        let reader = &mut part.reader;
-        tokenizer.for_each_keyed_token(seq.as_ref(), max_len, |tok, key| part.ids.push(reader.type_of(tok, key)));
-        reader.note_lows(&part.ids[start..]);
+        part.reader.read_sequence(tokenizer, seq.as_ref(), max_len, &mut part.ids);
         part.ends.push(part.ids.len());
-        part.reader.text.record_length(part.ids.len() - start);
         if k % 4096 == 4095 {
             progress(k as f64 / total as f64);
         }

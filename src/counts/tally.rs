@@ -41,18 +41,28 @@ impl Reader {
 
     /// The type id of the token `tok` (with its model id `key`, if any), added if new.
     #[inline]
-    pub(super) fn type_of(&mut self, tok: &str, key: Option<u32>) -> u32 {
+    fn type_of(&mut self, tok: &str, key: Option<u32>) -> u32 {
         match key {
             Some(key) if (key as usize) < KEYED_IDS => self.keyed_type(tok, key as usize),
             _ => self.add_type(tok),
         }
     }
 
+    /// Reads one sequence: its tokens' type ids appended to `ids`, then its record lows noted
+    /// and its length recorded.
+    #[inline]
+    pub(super) fn read_sequence(&mut self, tokenizer: &Tokenizer, seq: &str, limit: usize, ids: &mut Vec<u32>) {
+        let start = ids.len();
+        tokenizer.for_each_keyed_token(seq, limit, |tok, key| ids.push(self.type_of(tok, key)));
+        self.note_lows(&ids[start..]);
+        self.text.record_length(ids.len() - start);
+    }
+
     /// Notes the record lows of the sequence being read, whose token ids are `ids` (position
     /// p holds `ids[p]`). Done once the sequence is read rather than token by token, so the
     /// loads of `lowest` do not wait on the interner's lookups and overlap each other.
     #[inline]
-    pub(super) fn note_lows(&mut self, ids: &[u32]) {
+    fn note_lows(&mut self, ids: &[u32]) {
         for (pos, &id) in ids.iter().enumerate() {
             let i = id as usize;
             if (pos as u32) < self.lowest[i] {
@@ -119,16 +129,11 @@ impl<'t> Tallies<'t> {
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
             self.ids.clear();
-            let reader = &mut self.reader;
-            tokenizer.for_each_keyed_token(seq.as_ref(), self.max_len, |tok, key| {
-                self.ids.push(reader.type_of(tok, key));
-            });
-            self.pairs.announce(reader.interner.len());
+            self.reader.read_sequence(tokenizer, seq.as_ref(), self.max_len, &mut self.ids);
+            self.pairs.announce(self.reader.interner.len());
             for (pos, &id) in self.ids.iter().enumerate() {
                 self.pairs.push(pos, id);
             }
-            reader.note_lows(&self.ids);
-            reader.text.record_length(self.ids.len());
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
             }

@@ -90,22 +90,20 @@ pub(super) fn renumber(mut rows: Vec<Vec<(u32, u64)>>, remap: &[u32]) -> (Vec<Ve
     // no type merged: ids are given in first-occurrence order), the rows are already
     // renumbered.
     let unchanged = remap.iter().enumerate().all(|(id, &to)| to == id as u32 || to == u32::MAX);
-    if unchanged {
-        let tokens = rows.iter().flatten().map(|&(_, c)| c).sum();
-        return (rows, tokens);
-    }
-    crate::par::for_each(rows.iter_mut().collect(), |row: &mut Vec<(u32, u64)>| {
-        row.iter_mut().for_each(|cell| cell.0 = remap[cell.0 as usize]);
-        row.sort_unstable_by_key(|&(id, _)| id);
-        row.dedup_by(|b, a| {
-            if a.0 == b.0 {
-                a.1 += b.1;
-                true
-            } else {
-                false
-            }
+    if !unchanged {
+        crate::par::for_each(rows.iter_mut().collect(), |row: &mut Vec<(u32, u64)>| {
+            row.iter_mut().for_each(|cell| cell.0 = remap[cell.0 as usize]);
+            row.sort_unstable_by_key(|&(id, _)| id);
+            row.dedup_by(|b, a| {
+                if a.0 == b.0 {
+                    a.1 += b.1;
+                    true
+                } else {
+                    false
+                }
+            });
         });
-    });
+    }
     let tokens = rows.iter().flatten().map(|&(_, c)| c).sum();
     (rows, tokens)
 }
