@@ -192,6 +192,19 @@ impl CountsTable {
     /// Adds the table of the text that follows this one's (keys of `first` shifted past
     /// this table's, so first occurrences keep the order of the concatenated text).
     pub fn append(&mut self, other: CountsTable) {
+        if self.types.is_empty() && self.cells.is_empty() {
+            // Nothing to add to: `other` as it is (its first keys need no shift, offset 0
+            // for a text with no sequence yet or a table with no first key).
+            let text = match (self.text.take(), other.text) {
+                (Some(mut a), Some(b)) => {
+                    a.append(b);
+                    Some(a)
+                }
+                _ => None,
+            };
+            *self = CountsTable { text, ..other };
+            return;
+        }
         let offset = match (&self.text, &other.text) {
             (Some(t), Some(_)) => t.sequences,
             _ => self.max_first().map_or(0, |m| m + 1),

@@ -161,3 +161,35 @@ fn joined_lows_are_the_record_lows_of_both() {
         assert_eq!(join_lows(mine, lows, offset), want, "case {case}");
     }
 }
+
+#[test]
+fn a_table_appended_to_an_empty_one_is_what_adding_it_gives() {
+    // `append` takes a table whole into an empty one (the page's parts, the CLI's batches):
+    // the same table as the general addition gives, which then adds the next part alike.
+    let (a, b) = TEXT.split_at(4);
+    let part = |t: &[&str]| count_table(t, &whitespace(), 512, &mut |_| {});
+    for first in [part(a), through_csv(&part(a), Mode::Pad), CountsTable::empty_text(512)] {
+        let mut taken = CountsTable::empty_text(512);
+        taken.append(first.clone());
+        let mut added = CountsTable::empty_text(512);
+        let text = added.text.take().zip(first.text.clone()).map(|(mut x, y)| {
+            x.append(y);
+            x
+        });
+        added.combine(first.clone(), 0);
+        added.text = text;
+        assert_eq!(taken, added);
+        assert_eq!((&taken.types, &taken.cells, &taken.firsts), (&first.types, &first.cells, &first.firsts));
+        taken.append(part(b));
+        added.append(part(b));
+        assert_eq!(taken, added);
+    }
+    let mut whole = CountsTable::empty_text(512);
+    whole.append(part(a));
+    whole.append(part(b));
+    let p = params(Mode::Pad, 1, None);
+    assert_eq!(
+        PositionalCounts::from_table(&whole, &p).unwrap(),
+        PositionalCounts::from_table(&count_table(&TEXT, &whitespace(), 512, &mut |_| {}), &p).unwrap()
+    );
+}
