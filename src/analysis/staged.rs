@@ -95,6 +95,13 @@ impl Geometry {
         super::compare::spectrum_free(self.distances.n(), &self.params.encodings)
     }
 
+    /// The spectrum of D as this run reads it (the eigenvectors it needs kept): what
+    /// [`Geometry::stage`] computes when it is given none. The page's worker computes it
+    /// before `stage` while a helper measures the spectrum-free encodings.
+    pub fn spectrum(&self) -> Result<Spectrum> {
+        Spectrum::of_distances_keeping(&self.distances, |values| spectrum_keeps(&self.params, values))
+    }
+
     /// Encodings of [`Geometry::spectrum_free`] measured elsewhere, their Procrustes alignment
     /// left for [`Geometry::stage`] (which aligns them once the PMDS coordinates exist):
     /// `stage` takes them instead of building and measuring them again.
@@ -114,13 +121,13 @@ impl Geometry {
         smacof_later: bool,
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Result<Staged> {
-        let Geometry { params, skipped_lines, counts, distances, examples, target, measured } = self;
         let mut report = reporter(progress);
         report(Stage::Mds, 0.0)?;
         let spectrum = match spectrum {
-            Some(s) if s.n() == distances.n() && s.kept() >= spectrum_keeps(&params, &s.eigenvalues) => s,
-            _ => Spectrum::of_distances_keeping(&distances, |values| spectrum_keeps(&params, values))?,
+            Some(s) if s.n() == self.distances.n() && s.kept() >= spectrum_keeps(&self.params, &s.eigenvalues) => s,
+            _ => self.spectrum()?,
         };
+        let Geometry { params, skipped_lines, counts, distances, examples, target, measured } = self;
         let (effective_rank, energy_rank) = ranks(&params, &spectrum.eigenvalues);
         // (The encodings measured already are kept as a live update keeps unchanged ones.)
         let how = if smacof_later {

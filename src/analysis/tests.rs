@@ -186,12 +186,13 @@ fn a_run_keeps_the_eigenvectors_it_reads_and_a_wider_update_computes_more() {
 /// The spectrum-free encodings measured before the spectrum exists (against no PMDS target,
 /// as the page's helper does while another computes the spectrum) and given to the run: the
 /// run aligns them and gives the one run's numbers, bit for bit, with SMACOF fitted here or
-/// left for later.
+/// left for later, and with the spectrum computed by `stage` or before it (as the page's
+/// worker does while a helper measures).
 #[test]
 fn encodings_measured_before_the_spectrum_give_the_one_runs_analysis() {
     let (corpus, p, whole, counted) = small_run();
     let whole = whole.report(true);
-    for later in [false, true] {
+    for (later, before) in [(false, false), (true, false), (false, true), (true, true)] {
         let mut g = geometry(&counted, p.examples(&corpus.sequences), &p, &mut |_| true).unwrap();
         let free = g.spectrum_free().unwrap();
         let kinds: Vec<&str> = free.iter().map(|(name, _)| name.as_str()).collect();
@@ -210,13 +211,15 @@ fn encodings_measured_before_the_spectrum_give_the_one_runs_analysis() {
             })
             .collect();
         g.give_measured(measured);
-        let mut staged = g.stage(None, &[], later, &mut |_| true).unwrap();
+        let spectrum = before.then(|| g.spectrum().unwrap());
+        let mut staged = g.stage(spectrum, &[], later, &mut |_| true).unwrap();
         assert_eq!(staged.pending().len(), 3, "pmds, pmds_r and smacof are left");
         if later {
             let (start, d, cap, _) = staged.smacof().unwrap();
             let fit = crate::smacof::smacof(start, d, cap, crate::smacof::SMACOF_TOL, &mut |_| {});
             staged.set_smacof(fit);
         }
-        assert_eq!(staged.finish(Vec::new(), &mut |_| true).unwrap().report(true), whole, "SMACOF later: {later}");
+        let report = staged.finish(Vec::new(), &mut |_| true).unwrap().report(true);
+        assert_eq!(report, whole, "SMACOF later: {later}, spectrum before: {before}");
     }
 }

@@ -8,6 +8,12 @@
 //! corpus's own monotonicity and rank curve meanwhile, and hands the measures back to [`crate::analysis::Staged::finish`] — the same
 //! function of the same numbers, so the results do not depend on who measured. A helper that
 //! fails only costs its share, which the worker then measures itself.
+//!
+//! The five encodings that do not read the spectrum (nope, sinusoidal, RoPE, ALiBi, random)
+//! are measured earlier, by one helper while the spectrum is computed ([`spectrum_free`]):
+//! by another helper from [`super::mds::FROM_N`] positions, else by the worker itself when a
+//! helper is up already ([`meanwhile_here`]). The others (PMDS, PMDS-R, SMACOF, learned
+//! tables) are measured after, as above.
 
 use super::helpers::{cores, end_pooled, helpers, next_message, pooled, release};
 use crate::analysis::{measure_against, Compared, Geometry, Measure, Staged};
@@ -109,38 +115,63 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     (given, by)
 }
 
+/// Whether a helper measures the spectrum-free encodings while this worker computes the
+/// spectrum itself (below [`super::mds::FROM_N`], where no helper computes it): when one is
+/// up already (it counted the upload) and the encodings would be measured by helpers anyway.
+pub fn meanwhile_here(n: usize) -> bool {
+    n >= USE_FROM_N && pooled() > 0 && cores() > 1
+}
+
 /// The spectrum-free encodings of a run ([`crate::analysis::Geometry::spectrum_free`]),
-/// measured by one helper while another computes the spectrum ([`super::mds`]): their
-/// sketches and stress, the Procrustes alignment left for the PMDS coordinates (stage
-/// "encodings" makes it). D's prepared pairs are made here and kept by `geometry` for the
-/// run. The helper is then ended, like the spectrum's, so that the memory its measures took
-/// leaves the tab. Empty when they could not be measured (they are then measured with the
-/// others).
-pub async fn spectrum_free(geometry: &mut Geometry) -> Vec<Compared> {
+/// being measured by a helper while the spectrum is computed (by another helper, or by this
+/// worker): [`spectrum_free`] sends them, [`Meanwhile::finish`] waits for their measures.
+pub struct Meanwhile {
+    encodings: Vec<(String, Encoding)>,
+    workers: Vec<web_sys::Worker>,
+    reply: wasm_bindgen_futures::JsFuture,
+    n: usize,
+}
+
+/// Sends the spectrum-free encodings to a helper to measure (their sketches and stress; the
+/// Procrustes alignment is left for the PMDS coordinates, which stage "encodings" makes).
+/// D's prepared pairs are made here and kept by `geometry` for the run. `None` when no
+/// helper could take them (they are then measured with the others).
+pub async fn spectrum_free(geometry: &mut Geometry) -> Option<Meanwhile> {
     let n = geometry.distances().n();
-    let Ok(encodings) = geometry.spectrum_free() else { return Vec::new() };
+    let encodings = geometry.spectrum_free().ok()?;
     let share: Vec<&Encoding> = encodings.iter().map(|(_, e)| e).collect();
     let no_target = Points { n, dim: 0, data: Vec::new() };
-    let Some((msg, transfer)) = geometry.target().ok().and_then(|d| job_message(n, d, &no_target, &share)) else {
-        return Vec::new();
-    };
-    let Some(workers) = helpers(1).await else { return Vec::new() };
+    let (msg, transfer) = geometry.target().ok().and_then(|d| job_message(n, d, &no_target, &share))?;
+    let workers = helpers(1).await?;
     let reply = next_message(&workers[0]);
-    let sent = workers[0].post_message_with_transfer(&msg, &transfer).is_ok();
-    let answer = if sent { reply.await.ok().and_then(|data| decode(&data, n, share.len())) } else { None };
-    release(workers, false); // ended: what measuring left in its memory goes with it
-    let Some(measures) = answer else { return Vec::new() };
-    let procrustes = crate::procrustes::Alignment::default();
-    let measured = encodings.into_iter().zip(measures);
-    measured
-        .map(|((name, encoding), (sketch, stress, _))| Compared {
-            name,
-            encoding,
-            sketch,
-            stress,
-            procrustes: procrustes.clone(),
-        })
-        .collect()
+    if workers[0].post_message_with_transfer(&msg, &transfer).is_err() {
+        release(workers, false);
+        return None;
+    }
+    Some(Meanwhile { encodings, workers, reply, n })
+}
+
+impl Meanwhile {
+    /// The measured encodings, empty when the helper failed. From [`ONE_FROM_N`] positions
+    /// the helper is then ended, so that the memory its measures took leaves the tab;
+    /// below, it goes back to the pool for the measures that follow.
+    pub async fn finish(self) -> Vec<Compared> {
+        let Meanwhile { encodings, workers, reply, n } = self;
+        let answer = reply.await.ok().and_then(|data| decode(&data, n, encodings.len()));
+        release(workers, answer.is_some() && n < ONE_FROM_N);
+        let Some(measures) = answer else { return Vec::new() };
+        let procrustes = crate::procrustes::Alignment::default();
+        let measured = encodings.into_iter().zip(measures);
+        measured
+            .map(|((name, encoding), (sketch, stress, _))| Compared {
+                name,
+                encoding,
+                sketch,
+                stress,
+                procrustes: procrustes.clone(),
+            })
+            .collect()
+    }
 }
 
 /// A share as a message: `{ measure: head, pairs, ranks, x, points: [..] }`, with the

@@ -166,23 +166,44 @@ async fn complete(
     model: &[u8],
 ) -> crate::error::Result<protocol::Payload> {
     let (id, mut unbuilt) = (req.id, unbuilt);
-    if unbuilt.geometry.distances().n() >= super::mds::FROM_N {
-        // The stage while the helper works (`build` says it again as it starts).
-        post(scope, &Response::Progress { id, stage: crate::analysis::Stage::Mds, fraction: 0.0 });
+    let n = unbuilt.geometry.distances().n();
+    // The stage while the spectrum is computed before `build` (which says it again).
+    let mds = || post(scope, &Response::Progress { id, stage: crate::analysis::Stage::Mds, fraction: 0.0 });
+    if n >= super::mds::FROM_N {
+        mds();
     }
     let started = super::mds::start(unbuilt.geometry.distances(), unbuilt.geometry.params()).await;
+    // A helper measures what does not need the spectrum while it is computed: beside the
+    // spectrum's helper, or while this worker computes it.
+    let free = match started.is_some() || super::measure::meanwhile_here(n) {
+        true => super::measure::spectrum_free(&mut unbuilt.geometry).await,
+        false => None,
+    };
+    // Below FROM_N this worker computes the spectrum meanwhile (an error waits for the
+    // helper, which is then put back or ended as usual).
+    let here = match (&started, &free) {
+        (None, Some(_)) => {
+            mds();
+            Some(unbuilt.geometry.spectrum())
+        }
+        _ => None,
+    };
+    // The measuring helper first: from FROM_N it is ended as soon as it answers, before the
+    // spectrum's helper (the longer job) does, so that their memory does not add up.
     let mut meanwhile = 0;
-    if started.is_some() {
-        // The core the eigen-step leaves idle measures what does not need the spectrum.
-        let measured = super::measure::spectrum_free(&mut unbuilt.geometry).await;
+    if let Some(free) = free {
+        let measured = free.finish().await;
         meanwhile = measured.len();
         unbuilt.geometry.give_measured(measured);
     }
-    let spectrum = match started {
-        Some(s) => s.finish().await?,
-        None => None,
+    let (spectrum, spectrum_by_helper) = match started {
+        Some(s) => {
+            let s = s.finish().await?;
+            let by = s.is_some();
+            (s, by)
+        }
+        None => (here.transpose()?, false),
     };
-    let spectrum_by_helper = spectrum.is_some();
     let mut pending = unbuilt.build(spectrum, &mut |r| post(scope, &r))?;
     let to = scope.clone();
     let smacof_progress = move |f: f64| {

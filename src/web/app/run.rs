@@ -297,6 +297,10 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
                 if measured_meanwhile > 0 {
                     by += &format!(" while another measured {measured_meanwhile} encodings");
                 }
+            } else if measured_meanwhile > 0 {
+                by += &format!(
+                    ", {measured_meanwhile} encodings measured by a helper worker while the spectrum was computed"
+                );
             }
             if smacof_by > 0 {
                 by += &format!(", SMACOF fitted by {smacof_by} workers");
