@@ -34,6 +34,8 @@ impl<R: Read> LineRange<R> {
 }
 
 impl<R: Read> Read for LineRange<R> {
+    /// Reads into `buf`, then keeps in place the bytes of the range: a line's bytes are kept
+    /// when the line starts before `end` (found by `memchr`, not byte by byte).
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         loop {
             if self.done || buf.is_empty() {
@@ -44,24 +46,35 @@ impl<R: Read> Read for LineRange<R> {
                 self.done = true;
                 return Ok(0);
             }
-            let mut out = 0;
-            for i in 0..k {
-                let (b, p) = (buf[i], self.pos);
-                self.pos += 1;
-                if self.skipping {
-                    self.skipping = b != b'\n';
-                    continue;
-                }
-                if self.line_start && p >= self.end {
-                    self.done = true; // the next line starts in the next range
-                    break;
-                }
-                buf[out] = b;
-                out += 1;
-                self.line_start = b == b'\n';
-            }
-            if out > 0 {
-                return Ok(out);
+            let (at, read) = (self.pos, &buf[..k]);
+            self.pos += k as u64;
+            // Still skipping the partial line before `start`: through its `\n`.
+            let from = match self.skipping {
+                true => match memchr::memchr(b'\n', read) {
+                    Some(i) => {
+                        self.skipping = false;
+                        self.line_start = true;
+                        i + 1
+                    }
+                    None => continue,
+                },
+                false => 0,
+            };
+            // The first line start at or after `end` ends the range: at `from` when a line
+            // starts there, else after the first `\n` at or after end − 1.
+            let first_out = usize::try_from(self.end.saturating_sub(at)).unwrap_or(usize::MAX).max(from);
+            let stop = match first_out {
+                c if c >= k => None,
+                c if c == from && self.line_start => Some(c),
+                c if c > from && read[c - 1] == b'\n' => Some(c),
+                c => memchr::memchr(b'\n', &read[c..]).map(|i| c + i + 1),
+            };
+            let to = stop.unwrap_or(k);
+            self.done = stop.is_some();
+            if to > from {
+                self.line_start = buf[to - 1] == b'\n';
+                buf.copy_within(from..to, 0);
+                return Ok(to - from);
             }
         }
     }

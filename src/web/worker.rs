@@ -40,7 +40,10 @@ impl std::io::Read for BlobReader {
             let other = |what: &str| std::io::Error::other(format!("the browser could not read the file ({what})"));
             let slice = self.blob.slice_with_f64_and_f64(self.pos, end).map_err(|_| other("slice"))?;
             let buffer = self.reader.read_as_array_buffer(&slice).map_err(|_| other("read"))?;
-            self.chunk = js_sys::Uint8Array::new(&buffer).to_vec();
+            // Into the same buffer each time (no new, zeroed 4 MB per slice).
+            let bytes = js_sys::Uint8Array::new(&buffer);
+            self.chunk.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut self.chunk);
             self.at = 0;
             self.pos = end;
         }
