@@ -141,12 +141,14 @@ impl CountsTable {
     /// (read and written at the speed of a copy: they are most of a table).
     pub fn to_bytes(&self) -> Vec<u8> {
         let rest = postcard::to_allocvec(&(&self.types, &self.firsts, &self.text)).unwrap_or_default();
-        let mut out = Vec::with_capacity(8 + rest.len() + 16 * self.cells.len());
-        out.extend_from_slice(&(rest.len() as u64).to_le_bytes());
-        out.extend_from_slice(&rest);
-        for &(key, count) in &self.cells {
-            out.extend_from_slice(&key.to_le_bytes());
-            out.extend_from_slice(&count.to_le_bytes());
+        let head = 8 + rest.len();
+        let mut out = vec![0u8; head + 16 * self.cells.len()];
+        out[..8].copy_from_slice(&(rest.len() as u64).to_le_bytes());
+        out[8..head].copy_from_slice(&rest);
+        // One fixed-size store per word (no length check per cell).
+        for (cell, &(key, count)) in out[head..].chunks_exact_mut(16).zip(&self.cells) {
+            cell[..8].copy_from_slice(&key.to_le_bytes());
+            cell[8..].copy_from_slice(&count.to_le_bytes());
         }
         out
     }
@@ -164,11 +166,18 @@ impl CountsTable {
         }
         type Rest = (Vec<String>, Vec<Vec<(u64, u32)>>, Option<TextTally>);
         let ((types, firsts, text), left) = postcard::take_from_bytes::<Rest>(rest).map_err(|e| bad(&e))?;
-        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-        let cells: Vec<(u64, u64)> = cells.chunks_exact(16).map(|c| (word(&c[..8]), word(&c[8..]))).collect();
-        // What adding tables relies on: keys strictly increasing, ids within the types.
-        let ids_known = cells.iter().all(|&(k, _)| (k as u32 as usize) < types.len());
-        if !left.is_empty() || !ids_known || !cells.windows(2).all(|w| w[0].0 < w[1].0) || firsts.len() != types.len() {
+        // Read and checked in one pass. What adding tables relies on: keys strictly
+        // increasing, ids within the types.
+        let (mut cells_read, mut last, mut ok) = (Vec::with_capacity(cells.len() / 16), None, true);
+        for c in cells.chunks_exact(16) {
+            let (key, count) = c.split_at(8);
+            let key = u64::from_le_bytes(key.try_into().unwrap_or([0; 8]));
+            ok &= last.is_none_or(|l| l < key) && ((key as u32 as usize) < types.len());
+            last = Some(key);
+            cells_read.push((key, u64::from_le_bytes(count.try_into().unwrap_or([0; 8]))));
+        }
+        let cells = cells_read;
+        if !left.is_empty() || !ok || firsts.len() != types.len() {
             return Err(bad(&"inconsistent"));
         }
         Ok(CountsTable { types, cells, firsts, text })
