@@ -86,7 +86,7 @@ mod tests {
     use crate::test_support::Trickle;
 
     /// Reads `text` as the parts cut at `cuts` and joins them.
-    fn parts(text: &[u8], cuts: &[u64]) -> Vec<Vec<u8>> {
+    fn parts(text: &[u8], cuts: &[u64], step: usize) -> Vec<Vec<u8>> {
         let mut bounds = vec![0u64];
         bounds.extend_from_slice(cuts);
         bounds.push(text.len() as u64);
@@ -94,8 +94,8 @@ mod tests {
             .windows(2)
             .map(|w| {
                 let from = LineRange::<&[u8]>::read_from(w[0]) as usize;
-                // A reader that gives 3 bytes at a time, as slices of a file might.
-                let mut r = LineRange::new(Trickle { data: &text[from..], step: 3 }, w[0], w[1]);
+                // A reader that gives a few bytes at a time, as slices of a file might.
+                let mut r = LineRange::new(Trickle { data: &text[from..], step }, w[0], w[1]);
                 let mut out = Vec::new();
                 r.read_to_end(&mut out).unwrap();
                 out
@@ -106,10 +106,10 @@ mod tests {
     #[test]
     fn parts_hold_every_line_once_in_order() {
         let text = b"alpha beta\n\ngamma\r\nd\nepsilon zeta eta\nlast line without newline";
-        for a in 0..text.len() as u64 {
+        for (a, step) in (0..text.len() as u64).flat_map(|a| (1..=3).map(move |s| (a, s))) {
             for b in a..=text.len() as u64 {
-                let p = parts(text, &[a, b]);
-                assert_eq!(p.concat(), text.to_vec(), "cuts {a} {b}: {p:?}");
+                let p = parts(text, &[a, b], step);
+                assert_eq!(p.concat(), text.to_vec(), "cuts {a} {b}, step {step}: {p:?}");
                 for (k, part) in p.iter().enumerate() {
                     // Every non-final part ends a line; every part after the first starts one.
                     if !part.is_empty() && k + 1 < p.len() && p[k + 1..].iter().any(|q| !q.is_empty()) {

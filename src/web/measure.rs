@@ -11,9 +11,9 @@
 //!
 //! The five encodings that do not read the spectrum (nope, sinusoidal, RoPE, ALiBi, random)
 //! are measured earlier, by one helper while the spectrum is computed ([`spectrum_free`]):
-//! by another helper from [`super::mds::FROM_N`] positions, else by the worker itself when a
-//! helper is up already ([`meanwhile_here`]). The others (PMDS, PMDS-R, SMACOF, learned
-//! tables) are measured after, as above.
+//! from [`super::mds::FROM_N`] positions another helper computes the spectrum; below, the
+//! worker computes it itself, when a helper is up already ([`meanwhile_here`]). The others
+//! (PMDS, PMDS-R, SMACOF, learned tables) are measured after, as above.
 
 use super::helpers::{cores, end_pooled, helpers, next_message, pooled, release};
 use crate::analysis::{measure_against, Compared, Geometry, Measure, Staged};
@@ -116,8 +116,9 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
 }
 
 /// Whether a helper measures the spectrum-free encodings while this worker computes the
-/// spectrum itself (below [`super::mds::FROM_N`], where no helper computes it): when one is
-/// up already (it counted the upload) and the encodings would be measured by helpers anyway.
+/// spectrum itself (when no helper computes it: below [`super::mds::FROM_N`], or if that
+/// helper could not start): when one is up already (it counted the upload) and the encodings
+/// would be measured by helpers anyway.
 pub fn meanwhile_here(n: usize) -> bool {
     n >= USE_FROM_N && pooled() > 0 && cores() > 1
 }

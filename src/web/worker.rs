@@ -40,7 +40,7 @@ impl std::io::Read for BlobReader {
             let other = |what: &str| std::io::Error::other(format!("the browser could not read the file ({what})"));
             let slice = self.blob.slice_with_f64_and_f64(self.pos, end).map_err(|_| other("slice"))?;
             let buffer = self.reader.read_as_array_buffer(&slice).map_err(|_| other("read"))?;
-            // Into the same buffer each time (no new, zeroed 4 MB per slice).
+            // Into the same buffer each time (no new 4 MB allocation per slice).
             let bytes = js_sys::Uint8Array::new(&buffer);
             self.chunk.resize(bytes.length() as usize, 0);
             bytes.copy_to(&mut self.chunk);
@@ -182,8 +182,8 @@ async fn complete(
         true => super::measure::spectrum_free(&mut unbuilt.geometry).await,
         false => None,
     };
-    // Below FROM_N this worker computes the spectrum meanwhile (an error waits for the
-    // helper, which is then put back or ended as usual).
+    // Without the spectrum's helper, this worker computes the spectrum meanwhile (an error
+    // waits for the measuring helper, which is then put back or ended as usual).
     let here = match (&started, &free) {
         (None, Some(_)) => {
             mds();
@@ -221,7 +221,7 @@ async fn complete(
     {
         (*m, *s, *h, *w) = (measured_by, smacof_by, spectrum_by_helper, meanwhile);
     }
-    if let Some(e) = estimate.filter(|_| measured_by > 0 || smacof_by > 0 || spectrum_by_helper) {
+    if let Some(e) = estimate.filter(|_| measured_by > 0 || smacof_by > 0 || spectrum_by_helper || meanwhile > 0) {
         post(scope, &e);
     }
     if let Some(l) = &pending.layers {

@@ -201,9 +201,10 @@ impl CountsTable {
     /// Adds the table of the text that follows this one's (keys of `first` shifted past
     /// this table's, so first occurrences keep the order of the concatenated text).
     pub fn append(&mut self, other: CountsTable) {
-        if self.types.is_empty() && self.cells.is_empty() {
-            // Nothing to add to: `other` as it is (its first keys need no shift, offset 0
-            // for a text with no sequence yet or a table with no first key).
+        // Nothing counted yet (no sequence, or a table without cells): `other` as it is,
+        // its first keys shifted by nothing. (A text of blank lines has sequences but no
+        // types: `other`'s keys must then be shifted past them, as below.)
+        if self.types.is_empty() && self.cells.is_empty() && self.text.as_ref().is_none_or(|t| t.sequences == 0) {
             let text = match (self.text.take(), other.text) {
                 (Some(mut a), Some(b)) => {
                     a.append(b);

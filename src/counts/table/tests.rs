@@ -164,8 +164,8 @@ fn joined_lows_are_the_record_lows_of_both() {
 
 #[test]
 fn a_table_appended_to_an_empty_one_is_what_adding_it_gives() {
-    // `append` takes a table whole into an empty one (the page's parts, the CLI's batches):
-    // the same table as the general addition gives, which then adds the next part alike.
+    // `append` takes a table whole into an empty one (the page's first helper part): the
+    // same table as the general addition gives, which then adds the next part alike.
     let (a, b) = TEXT.split_at(4);
     let part = |t: &[&str]| count_table(t, &whitespace(), 512, &mut |_| {});
     for first in [part(a), through_csv(&part(a), Mode::Pad), CountsTable::empty_text(512)] {
@@ -192,4 +192,11 @@ fn a_table_appended_to_an_empty_one_is_what_adding_it_gives() {
         PositionalCounts::from_table(&whole, &p).unwrap(),
         PositionalCounts::from_table(&count_table(&TEXT, &whitespace(), 512, &mut |_| {}), &p).unwrap()
     );
+    // A part of blank lines only (sequences, no type): what follows is shifted past them,
+    // so `<pad>` (first at sequence 0) stays ahead of "1" (first at sequence 1).
+    let mut blank = part(&["   "]);
+    blank.append(part(&["1 2"]));
+    assert_eq!(blank, part(&["   ", "1 2"]));
+    let vocab = PositionalCounts::from_table(&blank, &p).unwrap().vocab;
+    assert_eq!(vocab[..2], ["<pad>", "1"]);
 }

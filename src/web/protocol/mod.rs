@@ -139,7 +139,8 @@ pub enum Response {
         /// Whether a helper worker computed the spectrum (posted again like `measured_by`).
         #[serde(default)]
         spectrum_by_helper: bool,
-        /// Encodings another helper measured meanwhile (those that do not read the spectrum).
+        /// Encodings a helper measured while the spectrum was computed (by another helper or
+        /// by the worker): those that do not read the spectrum.
         #[serde(default)]
         measured_meanwhile: usize,
     },
