@@ -200,34 +200,26 @@ impl CountsTable {
 
     /// Adds the table of the text that follows this one's (keys of `first` shifted past
     /// this table's, so first occurrences keep the order of the concatenated text).
-    pub fn append(&mut self, other: CountsTable) {
-        // Nothing counted yet (no sequence, or a table without cells): `other` as it is,
-        // its first keys shifted by nothing. (A text of blank lines has sequences but no
-        // types: `other`'s keys must then be shifted past them, as below.)
-        if self.types.is_empty() && self.cells.is_empty() && self.text.as_ref().is_none_or(|t| t.sequences == 0) {
-            let text = match (self.text.take(), other.text) {
-                (Some(mut a), Some(b)) => {
-                    a.append(b);
-                    Some(a)
-                }
-                _ => None,
-            };
-            *self = CountsTable { text, ..other };
-            return;
-        }
+    pub fn append(&mut self, mut other: CountsTable) {
         let offset = match (&self.text, &other.text) {
             (Some(t), Some(_)) => t.sequences,
             _ => self.max_first().map_or(0, |m| m + 1),
         };
-        let text = match (self.text.take(), other.text.clone()) {
+        let text = match (self.text.take(), other.text.take()) {
             (Some(mut a), Some(b)) => {
                 a.append(b);
                 Some(a)
             }
             _ => None,
         };
-        self.combine(other, offset);
-        self.text = text;
+        // Nothing counted yet and no shift (a text of blank lines has sequences but no
+        // types, and shifts what follows): `other` as it is, without remapping its cells.
+        if self.types.is_empty() && self.cells.is_empty() && offset == 0 {
+            *self = CountsTable { text, ..other };
+        } else {
+            self.combine(other, offset);
+            self.text = text;
+        }
     }
 
     /// Adds another part of the same table (keys of `first` kept as they are).
