@@ -27,6 +27,7 @@ mod interner;
 mod pairs;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
+mod positions;
 mod stream;
 mod table;
 mod tally;

@@ -8,11 +8,13 @@
 //!    part's new types in its own order: the ids one reader of the whole text gives. Record
 //!    lows and lengths are joined as [`CountsTable::append`] joins them.
 //! 3. **Count.** Each thread counts the (position, type) cells c_i(w) of one range of
-//!    positions, over every part; the ranges hold about equal numbers of tokens. Cells are
-//!    sorted by position first, so the table's cells are the ranges' cells one after another.
+//!    positions, over every part, as [`super::positions`] counts them; the ranges hold about
+//!    equal numbers of tokens. Cells are sorted by position first, so the table's cells are
+//!    the ranges' cells one after another.
 //!
 //! The result is the table one reader gives, byte for byte (tested in `counts`).
 
+use super::positions::{count_range, tokens_at, Tokens};
 use super::table::{join_lows, CountsTable};
 use super::tally::Reader;
 use crate::corpus::tokenize::Tokenizer;
@@ -20,24 +22,22 @@ use crate::corpus::tokenize::Tokenizer;
 /// Corpora with at least this many sequences per thread are split between threads.
 const PER_READER: usize = 4096;
 
-/// One part read: its types and lows (in `reader`), and its token ids sequence after
-/// sequence (`ends[s]`: one past sequence s's last token).
+/// One part read: its types and lows (in `reader`), and its token ids.
 struct Part {
     reader: Reader,
-    ids: Vec<u32>,
-    ends: Vec<usize>,
+    tokens: Tokens,
 }
 
 fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, progress: &mut dyn FnMut(f64)) -> Part {
     // Room for the ids at once, guessed at one per 4 bytes of text (natural text has about 5
     // with its separator) and at most max_len a sequence; the vector grows past it if needed.
     let guess: usize = seqs.iter().map(|s| (s.as_ref().len() / 4 + 1).min(max_len)).sum();
-    let ids = Vec::with_capacity(guess);
-    let mut part = Part { reader: Reader::new(max_len), ids, ends: Vec::with_capacity(seqs.len()) };
+    let tokens = Tokens { ids: Vec::with_capacity(guess), ends: Vec::with_capacity(seqs.len()) };
+    let mut part = Part { reader: Reader::new(max_len), tokens };
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
-        part.reader.read_sequence(tokenizer, seq.as_ref(), max_len, &mut part.ids);
-        part.ends.push(part.ids.len());
+        part.reader.read_sequence(tokenizer, seq.as_ref(), max_len, &mut part.tokens.ids);
+        part.tokens.ends.push(part.tokens.ids.len());
         if k % 4096 == 4095 {
             progress(k as f64 / total as f64);
         }
@@ -63,18 +63,6 @@ fn join(first: &mut Reader, rest: &mut [Part]) -> Vec<Vec<u32>> {
     remaps
 }
 
-/// The tokens at each position below `max_len` (`lengths[l]`: sequences of length l):
-/// position i holds one token of each sequence longer than i.
-fn tokens_at(lengths: &[u64], max_len: usize) -> Vec<u64> {
-    let mut longer: u64 = lengths.iter().sum();
-    (0..max_len)
-        .map(|i| {
-            longer -= lengths.get(i).copied().unwrap_or(0);
-            longer
-        })
-        .collect()
-}
-
 /// `threads` ranges of the positions with about equal numbers of tokens (`at[i]`: the
 /// tokens at position i), in order, covering every position.
 fn ranges(at: &[u64], threads: usize) -> Vec<std::ops::Range<usize>> {
@@ -91,88 +79,6 @@ fn ranges(at: &[u64], threads: usize) -> Vec<std::ops::Range<usize>> {
     }
     out.push(start..at.len());
     out
-}
-
-/// Step 3: the cells of the positions in `range`, over every part (`at[i]`: the tokens at
-/// position i, every part's).
-///
-/// The range's tokens are first grouped by position, in one counting sort: position i holds
-/// one token of each sequence longer than i. Each position's tokens are then counted in one
-/// counter per type, with one bit per type set on the way; the set bits, read a 64-bit word
-/// at a time, give the types seen in id order, so reading back costs the types seen rather
-/// than every type. Where a position holds fewer than 1/64 as many tokens as there are types
-/// they are sorted and run-length counted instead. No key is sorted twice.
-fn count_range(
-    parts: &[Part],
-    remaps: &[Vec<u32>],
-    at: &[u64],
-    types: usize,
-    range: std::ops::Range<usize>,
-) -> Vec<(u64, u64)> {
-    let grouped = group_by_position(parts, remaps, &at[range.clone()], range.start);
-    // A position holds at most one token per sequence, and [`count_with`] takes fewer than
-    // 2^32 sequences, so u32 counters do not overflow. They are made at the first position
-    // that uses them.
-    let mut counters: Vec<u32> = Vec::new();
-    let mut seen: Vec<u64> = Vec::new();
-    let (mut cells, mut sorted) = (Vec::new(), Vec::new());
-    for (k, w) in grouped.starts.windows(2).enumerate() {
-        let tokens = &grouped.ids[w[0]..w[1]];
-        let key = ((range.start + k) as u64) << 32;
-        if types <= 64 * tokens.len() {
-            counters.resize(types, 0);
-            seen.resize(types.div_ceil(64), 0);
-            for &id in tokens {
-                let id = id as usize;
-                counters[id] += 1;
-                seen[id / 64] |= 1 << (id % 64);
-            }
-            super::pairs::drain_set_bits(&mut seen, |id| {
-                cells.push((key | id as u64, u64::from(std::mem::take(&mut counters[id]))));
-            });
-        } else {
-            sorted.clear();
-            sorted.extend_from_slice(tokens);
-            sorted.sort_unstable();
-            for run in sorted.chunk_by(|a, b| a == b) {
-                cells.push((key | u64::from(run[0]), run.len() as u64));
-            }
-        }
-    }
-    cells
-}
-
-/// The tokens of the positions in `range`, position after position (global ids).
-struct Grouped {
-    /// Position `range.start + k`'s tokens are `ids[starts[k]..starts[k + 1]]`.
-    starts: Vec<usize>,
-    ids: Vec<u32>,
-}
-
-/// Groups the tokens of the positions `from..from + at.len()` (`at[k]`: the tokens at
-/// position `from + k`).
-fn group_by_position(parts: &[Part], remaps: &[Vec<u32>], at: &[u64], from: usize) -> Grouped {
-    let range = from..from + at.len();
-    let mut starts = vec![0; at.len() + 1];
-    for (k, &a) in at.iter().enumerate() {
-        starts[k + 1] = starts[k] + a as usize;
-    }
-    let mut next = starts.clone();
-    let mut ids = vec![0u32; starts[range.len()]];
-    for (part, remap) in parts.iter().zip(remaps) {
-        let mut start = 0;
-        for &end in &part.ends {
-            let seq = &part.ids[start..end];
-            start = end;
-            let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
-            for (&id, slot) in tokens.iter().zip(&mut next) {
-                ids[*slot] = if remap.is_empty() { id } else { remap[id as usize] };
-                *slot += 1;
-            }
-        }
-    }
-    debug_assert_eq!(next[..range.len()], starts[1..], "every position's tokens counted by the lengths");
-    Grouped { starts, ids }
 }
 
 /// The ranges' cells one after another, in the first range's vector: grown in place (a large
@@ -228,15 +134,17 @@ pub(super) fn count_with<S: AsRef<str> + Sync>(
     let types = first.reader.interner.len();
     let at = tokens_at(&first.reader.text.lengths, max_len);
     let ranges = ranges(&at, threads);
+    let tokens: Vec<&Tokens> = parts.iter().map(|p| &p.tokens).collect();
     let cells = std::thread::scope(|scope| {
-        let (parts, remaps, at) = (&parts, &remaps, &at[..]);
+        let (tokens, remaps, at) = (&tokens[..], &remaps, &at[..]);
         let handles: Vec<_> =
-            ranges.into_iter().map(|r| scope.spawn(move || count_range(parts, remaps, at, types, r))).collect();
+            ranges.into_iter().map(|r| scope.spawn(move || count_range(tokens, remaps, at, types, r))).collect();
         let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         joined.into_iter().collect::<Result<Vec<_>, _>>()
     })
     .ok()?;
     let cells = join_cells(cells);
+    drop(tokens);
     let Part { reader, .. } = parts.into_iter().next()?;
     let Reader { interner, firsts, text, .. } = reader;
     progress(1.0);

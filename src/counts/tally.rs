@@ -1,12 +1,14 @@
 //! Counting's inner loop: one reader's tallies over a run of sequences — the token interner,
 //! each type's record lows and the length histogram ([`Reader`]), and the (position, type)
-//! pair counts — turned into a [`CountsTable`] that later runs are appended to. Natively,
+//! cells, counted position by position from the token ids ([`super::positions`]) — turned
+//! into a [`CountsTable`] that later runs are appended to. Natively,
 //! corpora large enough are counted on every core ([`super::parallel`]). A sequence is read
 //! in two loops: its tokens' types ([`Reader::type_of`]), then its record lows
 //! ([`Reader::note_lows`]), so that the second loop's loads do not wait on the interner's.
 
 use super::interner::Interner;
-use super::pairs::PairCounts;
+use super::pairs::merge_sorted;
+use super::positions::{self, Tokens};
 use super::table::{CountsTable, TextTally};
 use crate::corpus::tokenize::Tokenizer;
 
@@ -108,19 +110,29 @@ impl Reader {
     }
 }
 
-/// One reader's tallies over a contiguous run of sequences, numbered from 0.
+/// Tokens read before their cells are counted ([`Tallies`]): 8 M ids (32 MB, as much again
+/// while they are grouped by position).
+const FLUSH_TOKENS: usize = 1 << 23;
+
+/// One reader's tallies over a contiguous run of sequences, numbered from 0: the sequences'
+/// token ids are kept as they are read, and counted position by position
+/// ([`super::positions`]) into the sorted cells every [`FLUSH_TOKENS`] tokens and at the end.
 pub(super) struct Tallies<'t> {
     tokenizer: &'t Tokenizer,
     max_len: usize,
     reader: Reader,
-    pairs: PairCounts,
-    /// The sequence being read's token ids.
-    ids: Vec<u32>,
+    /// The sequences read since the last count.
+    tokens: Tokens,
+    /// The cells counted so far, sorted by key.
+    cells: Vec<(u64, u64)>,
+    /// Tokens read before they are counted ([`FLUSH_TOKENS`]; fewer in tests).
+    flush_at: usize,
 }
 
 impl<'t> Tallies<'t> {
     pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
-        Tallies { tokenizer, max_len, reader: Reader::new(max_len), pairs: PairCounts::new(max_len), ids: Vec::new() }
+        let (reader, tokens) = (Reader::new(max_len), Tokens::default());
+        Tallies { tokenizer, max_len, reader, tokens, cells: Vec::new(), flush_at: FLUSH_TOKENS }
     }
 
     /// Reads the next sequences; `progress` receives the fraction of them read.
@@ -128,11 +140,10 @@ impl<'t> Tallies<'t> {
         let total = seqs.len().max(1);
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
-            self.ids.clear();
-            self.reader.read_sequence(tokenizer, seq.as_ref(), self.max_len, &mut self.ids);
-            self.pairs.announce(self.reader.interner.len());
-            for (pos, &id) in self.ids.iter().enumerate() {
-                self.pairs.push(pos, id);
+            self.reader.read_sequence(tokenizer, seq.as_ref(), self.max_len, &mut self.tokens.ids);
+            self.tokens.ends.push(self.tokens.ids.len());
+            if self.tokens.ids.len() >= self.flush_at {
+                self.settle();
             }
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
@@ -140,16 +151,26 @@ impl<'t> Tallies<'t> {
         }
     }
 
-    /// Approximate bytes held: the reader's, the pair counts' cells, buffer and flat table,
-    /// and the sequence's ids.
+    /// Counts the tokens read so far into the cells.
+    pub(super) fn settle(&mut self) {
+        if self.tokens.ends.is_empty() {
+            return;
+        }
+        let counted = positions::count_all(&self.tokens, self.reader.interner.len(), self.max_len);
+        self.cells = merge_sorted(std::mem::take(&mut self.cells), counted);
+        self.tokens.clear();
+    }
+
+    /// Approximate bytes held: the reader's, the cells and the tokens not yet counted.
     fn memory_bytes(&self) -> u64 {
-        self.reader.memory_bytes() + self.pairs.memory_bytes() + self.ids.capacity() as u64 * 4
+        self.reader.memory_bytes() + self.cells.capacity() as u64 * 16 + self.tokens.memory_bytes()
     }
 
     /// The table of what was read.
-    pub(super) fn into_table(self) -> CountsTable {
+    pub(super) fn into_table(mut self) -> CountsTable {
+        self.settle();
         let Reader { interner, firsts, text, .. } = self.reader;
-        CountsTable { types: interner.into_types(), cells: self.pairs.into_cells(), firsts, text: Some(text) }
+        CountsTable { types: interner.into_types(), cells: self.cells, firsts, text: Some(text) }
     }
 }
 
@@ -216,17 +237,16 @@ impl<'t> StreamTally<'t> {
     }
 
     /// When the count holds more than `budget` bytes: (distinct (position, type) pairs,
-    /// bytes). One reader's keys not yet merged are merged first, so the figures are exact
-    /// and a count the merge brings back under budget goes on.
+    /// bytes). One reader's tokens not yet counted are counted first, so the figures are exact.
     pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
         match self {
             StreamTally::OneReader { tallies, .. } => {
                 if tallies.memory_bytes() <= budget {
                     return None;
                 }
-                tallies.pairs.settle();
+                tallies.settle();
                 let used = tallies.memory_bytes();
-                (used > budget).then_some((tallies.pairs.merged.len(), used))
+                (used > budget).then_some((tallies.cells.len(), used))
             }
             StreamTally::Appended { table, .. } => {
                 let (cells, used) = table.as_ref().map_or((0, 0), |t| (t.cells.len(), t.memory_bytes()));
@@ -279,6 +299,37 @@ mod tests {
             let mut one = super::Tallies::new(&by_id, 6);
             one.read(&lines, &mut |_| {});
             assert_eq!(one.into_table(), want, "one reader, {lowercase}");
+        }
+    }
+
+    /// One reader's tokens counted into its cells every few tokens (types first seen in
+    /// later counts, positions past the cap, empty lines) give the table of one count at the
+    /// end.
+    #[test]
+    fn tokens_counted_in_several_goes_give_the_table_of_one() {
+        let t = Tokenizer {
+            kind: TokenizerKind::Whitespace,
+            lowercase: true,
+            bos: true,
+            model: None,
+            special_tokens: true,
+        };
+        let lines: Vec<String> = (0..500u64)
+            .map(|k| {
+                (0..(k * 7 % 15)).map(|j| format!("t{}", (k * k + j * 13) % (5 + k / 10))).collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        let mut whole = super::Tallies::new(&t, 9);
+        whole.flush_at = usize::MAX;
+        whole.read(&lines, &mut |_| {});
+        let want = whole.into_table();
+        for flush_at in [1, 7, 50, 1000] {
+            let mut goes = super::Tallies::new(&t, 9);
+            goes.flush_at = flush_at;
+            for batch in lines.chunks(33) {
+                goes.read(batch, &mut |_| {});
+            }
+            assert_eq!(goes.into_table(), want, "counted every {flush_at} tokens");
         }
     }
 }

@@ -1,0 +1,164 @@
+//! Counting the cells c_i(w) (SPEC §2) position by position, from token ids already read:
+//! one pass groups the tokens by position, a second counts each position's tokens. The
+//! one-thread count ([`super::tally`], the browser's) and the every-core count
+//! ([`super::parallel`], one range of positions per thread) both count this way.
+//!
+//! Grouping is one counting sort: position i holds one token of each sequence longer than
+//! i. Each position's tokens are then counted in one counter per type, with one bit per type
+//! set on the way; the set bits, read a 64-bit word at a time, give the types seen in id
+//! order, so reading back costs the types seen rather than every type. Where a position holds
+//! fewer than 1/64 as many tokens as there are types they are sorted and run-length counted
+//! instead. No key is sorted twice. The cells come out sorted by the key
+//! `position << 32 | type id`, as a [`CountsTable`](super::table::CountsTable) holds them.
+
+/// The token ids of a run of sequences, one after another (`ends[s]`: one past sequence
+/// s's last token).
+#[derive(Default)]
+pub(super) struct Tokens {
+    pub(super) ids: Vec<u32>,
+    pub(super) ends: Vec<usize>,
+}
+
+impl Tokens {
+    /// The number of sequences of each length 0..=`max_len` (lengths above it are counted
+    /// at `max_len`; the readers never store more tokens than that).
+    pub(super) fn lengths(&self, max_len: usize) -> Vec<u64> {
+        let mut lengths = vec![0u64; max_len + 1];
+        let mut start = 0;
+        for &end in &self.ends {
+            lengths[(end - start).min(max_len)] += 1;
+            start = end;
+        }
+        lengths
+    }
+
+    /// Bytes held by the two vectors.
+    pub(super) fn memory_bytes(&self) -> u64 {
+        (self.ids.capacity() * 4 + self.ends.capacity() * 8) as u64
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.ids.clear();
+        self.ends.clear();
+    }
+}
+
+/// The tokens at each position below `max_len` (`lengths[l]`: sequences of length l):
+/// position i holds one token of each sequence longer than i.
+pub(super) fn tokens_at(lengths: &[u64], max_len: usize) -> Vec<u64> {
+    let mut longer: u64 = lengths.iter().sum();
+    (0..max_len)
+        .map(|i| {
+            longer -= lengths.get(i).copied().unwrap_or(0);
+            longer
+        })
+        .collect()
+}
+
+/// Every cell of `tokens`, whose ids are below `types`, at positions below `max_len`.
+pub(super) fn count_all(tokens: &Tokens, types: usize, max_len: usize) -> Vec<(u64, u64)> {
+    let at = tokens_at(&tokens.lengths(max_len), max_len);
+    count_range(&[tokens], &[Vec::new()], &at, types, 0..max_len)
+}
+
+/// The cells of the positions in `range`, over every part of `parts` (`at[i]`: the tokens
+/// at position i, every part's; `remaps[p]`: part p's ids' global ids, or empty where they
+/// are the global ones; `types`: the global ids' bound).
+pub(super) fn count_range(
+    parts: &[&Tokens],
+    remaps: &[Vec<u32>],
+    at: &[u64],
+    types: usize,
+    range: std::ops::Range<usize>,
+) -> Vec<(u64, u64)> {
+    let grouped = group_by_position(parts, remaps, &at[range.clone()], range.start);
+    // A position holds at most one token per sequence, and the callers count fewer than
+    // 2^32 sequences at once, so u32 counters do not overflow. They are made at the first
+    // position that uses them.
+    let mut counters: Vec<u32> = Vec::new();
+    let mut seen: Vec<u64> = Vec::new();
+    let (mut cells, mut sorted) = (Vec::new(), Vec::new());
+    for (k, w) in grouped.starts.windows(2).enumerate() {
+        let tokens = &grouped.ids[w[0]..w[1]];
+        let key = ((range.start + k) as u64) << 32;
+        if types <= 64 * tokens.len() {
+            counters.resize(types, 0);
+            seen.resize(types.div_ceil(64), 0);
+            for &id in tokens {
+                let id = id as usize;
+                counters[id] += 1;
+                seen[id / 64] |= 1 << (id % 64);
+            }
+            super::pairs::drain_set_bits(&mut seen, |id| {
+                cells.push((key | id as u64, u64::from(std::mem::take(&mut counters[id]))));
+            });
+        } else {
+            sorted.clear();
+            sorted.extend_from_slice(tokens);
+            sorted.sort_unstable();
+            for run in sorted.chunk_by(|a, b| a == b) {
+                cells.push((key | u64::from(run[0]), run.len() as u64));
+            }
+        }
+    }
+    cells
+}
+
+/// The tokens of the positions in `range`, position after position (global ids).
+struct Grouped {
+    /// Position `range.start + k`'s tokens are `ids[starts[k]..starts[k + 1]]`.
+    starts: Vec<usize>,
+    ids: Vec<u32>,
+}
+
+/// Groups the tokens of the positions `from..from + at.len()` (`at[k]`: the tokens at
+/// position `from + k`).
+fn group_by_position(parts: &[&Tokens], remaps: &[Vec<u32>], at: &[u64], from: usize) -> Grouped {
+    let range = from..from + at.len();
+    let mut starts = vec![0; at.len() + 1];
+    for (k, &a) in at.iter().enumerate() {
+        starts[k + 1] = starts[k] + a as usize;
+    }
+    let mut next = starts.clone();
+    let mut ids = vec![0u32; starts[range.len()]];
+    for (part, remap) in parts.iter().zip(remaps) {
+        let mut start = 0;
+        for &end in &part.ends {
+            let seq = &part.ids[start..end];
+            start = end;
+            let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
+            for (&id, slot) in tokens.iter().zip(&mut next) {
+                ids[*slot] = if remap.is_empty() { id } else { remap[id as usize] };
+                *slot += 1;
+            }
+        }
+    }
+    debug_assert_eq!(next[..range.len()], starts[1..], "every position's tokens counted by the lengths");
+    Grouped { starts, ids }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{count_all, Tokens};
+
+    /// The cells of a few sequences, against a count of (position, id) keys in a map; with
+    /// few types (counters) and with many (sorting).
+    #[test]
+    fn cells_are_the_direct_count_sorted_by_key() {
+        for types in [5u32, 5000] {
+            let mut tokens = Tokens::default();
+            let mut direct = std::collections::BTreeMap::new();
+            for s in 0..300u32 {
+                let len = (s * 7 % 11) as usize;
+                for p in 0..len {
+                    let id = (s * 31 + p as u32 * 17) % types;
+                    tokens.ids.push(id);
+                    *direct.entry((p as u64) << 32 | u64::from(id)).or_insert(0u64) += 1;
+                }
+                tokens.ends.push(tokens.ids.len());
+            }
+            let want: Vec<(u64, u64)> = direct.into_iter().collect();
+            assert_eq!(count_all(&tokens, types as usize, 10), want, "{types} types");
+        }
+    }
+}
