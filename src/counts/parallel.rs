@@ -36,8 +36,7 @@ fn read_part<S: AsRef<str>>(seqs: &[S], tokenizer: &Tokenizer, max_len: usize, p
     let mut part = Part { reader: Reader::new(max_len), tokens };
     let total = seqs.len().max(1);
     for (k, seq) in seqs.iter().enumerate() {
-        part.reader.read_sequence(tokenizer, seq.as_ref(), max_len, &mut part.tokens.ids);
-        part.tokens.ends.push(part.tokens.ids.len());
+        part.reader.read_sequence(tokenizer, seq.as_ref(), max_len, &mut part.tokens);
         if k % 4096 == 4095 {
             progress(k as f64 / total as f64);
         }

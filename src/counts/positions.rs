@@ -20,21 +20,26 @@ pub(super) struct Tokens {
 }
 
 impl Tokens {
-    /// The number of sequences of each length 0..=`max_len` (lengths above it are counted
-    /// at `max_len`; the readers never store more tokens than that).
+    /// The number of sequences of each length 0..=L, where L is the longest length capped at
+    /// `max_len` (lengths above it are counted at `max_len`; the readers never store more
+    /// tokens than that).
     pub(super) fn lengths(&self, max_len: usize) -> Vec<u64> {
-        let mut lengths = vec![0u64; max_len + 1];
-        let mut start = 0;
-        for &end in &self.ends {
-            lengths[(end - start).min(max_len)] += 1;
-            start = end;
+        let longest = self.lengths_iter().max().unwrap_or(0).min(max_len);
+        let mut lengths = vec![0u64; longest + 1];
+        for len in self.lengths_iter() {
+            lengths[len.min(max_len)] += 1;
         }
         lengths
     }
 
+    fn lengths_iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        self.ends.iter().zip(starts).map(|(&end, start)| end - start)
+    }
+
     /// Bytes held by the two vectors.
     pub(super) fn memory_bytes(&self) -> u64 {
-        (self.ids.capacity() * 4 + self.ends.capacity() * 8) as u64
+        (self.ids.capacity() * 4 + self.ends.capacity() * std::mem::size_of::<usize>()) as u64
     }
 
     pub(super) fn clear(&mut self) {
@@ -55,10 +60,13 @@ pub(super) fn tokens_at(lengths: &[u64], max_len: usize) -> Vec<u64> {
         .collect()
 }
 
-/// Every cell of `tokens`, whose ids are below `types`, at positions below `max_len`.
+/// Every cell of `tokens`, whose ids are below `types`, at positions below `max_len` (only
+/// the positions some sequence reaches are visited).
 pub(super) fn count_all(tokens: &Tokens, types: usize, max_len: usize) -> Vec<(u64, u64)> {
-    let at = tokens_at(&tokens.lengths(max_len), max_len);
-    count_range(&[tokens], &[Vec::new()], &at, types, 0..max_len)
+    let lengths = tokens.lengths(max_len);
+    let positions = lengths.len() - 1;
+    let at = tokens_at(&lengths, positions);
+    count_range(&[tokens], &[Vec::new()], &at, types, 0..positions)
 }
 
 /// The cells of the positions in `range`, over every part of `parts` (`at[i]`: the tokens
@@ -73,8 +81,9 @@ pub(super) fn count_range(
 ) -> Vec<(u64, u64)> {
     let grouped = group_by_position(parts, remaps, &at[range.clone()], range.start);
     // A position holds at most one token per sequence, and the callers count fewer than
-    // 2^32 sequences at once, so u32 counters do not overflow. They are made at the first
-    // position that uses them.
+    // 2^32 tokens at once (one reader at most 2^23 tokens, or half its cells, between
+    // counts; every core fewer than 2^32 sequences), so u32 counters do not overflow. They
+    // are made at the first position that uses them.
     let mut counters: Vec<u32> = Vec::new();
     let mut seen: Vec<u64> = Vec::new();
     let (mut cells, mut sorted) = (Vec::new(), Vec::new());

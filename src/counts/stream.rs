@@ -113,7 +113,7 @@ mod tests {
             tally.add(&seqs);
             assert_eq!(tally.over(1 << 20), None, "well within a MB");
             let size = tally.over(1000).expect("over 1000 bytes");
-            assert_eq!(size.0, 600, "exact, the running keys merged");
+            assert_eq!(size.0, 600, "exact, the tokens read counted first");
             assert_eq!(tally.over(size.1), None, "at its budget");
             let e = too_large(size, 200, 1000).to_string();
             assert!(e.starts_with("too large: after 200 sequences the counts hold 600 distinct"), "{e}");

@@ -50,14 +50,16 @@ impl Reader {
         }
     }
 
-    /// Reads one sequence: its tokens' type ids appended to `ids`, then its record lows noted
-    /// and its length recorded.
+    /// Reads one sequence: its tokens' type ids appended to `tokens` (its end too), then its
+    /// record lows noted and its length recorded.
     #[inline]
-    pub(super) fn read_sequence(&mut self, tokenizer: &Tokenizer, seq: &str, limit: usize, ids: &mut Vec<u32>) {
+    pub(super) fn read_sequence(&mut self, tokenizer: &Tokenizer, seq: &str, limit: usize, tokens: &mut Tokens) {
+        let ids = &mut tokens.ids;
         let start = ids.len();
         tokenizer.for_each_keyed_token(seq, limit, |tok, key| ids.push(self.type_of(tok, key)));
         self.note_lows(&ids[start..]);
         self.text.record_length(ids.len() - start);
+        tokens.ends.push(ids.len());
     }
 
     /// Notes the record lows of the sequence being read, whose token ids are `ids` (position
@@ -110,13 +112,15 @@ impl Reader {
     }
 }
 
-/// Tokens read before their cells are counted ([`Tallies`]): 8 M ids (32 MB, as much again
-/// while they are grouped by position).
+/// Tokens read at most before their cells are counted ([`Tallies`]): 8 M ids, 32 MB (as much
+/// again while they are grouped by position), unless the cells counted so far are larger.
 const FLUSH_TOKENS: usize = 1 << 23;
 
 /// One reader's tallies over a contiguous run of sequences, numbered from 0: the sequences'
 /// token ids are kept as they are read, and counted position by position
-/// ([`super::positions`]) into the sorted cells every [`FLUSH_TOKENS`] tokens and at the end.
+/// ([`super::positions`]) into the sorted cells before they would pass [`FLUSH_TOKENS`] (or
+/// half the cells counted so far, so that merging the cells costs in all a few times their
+/// size), and at the end.
 pub(super) struct Tallies<'t> {
     tokenizer: &'t Tokenizer,
     max_len: usize,
@@ -125,7 +129,8 @@ pub(super) struct Tallies<'t> {
     tokens: Tokens,
     /// The cells counted so far, sorted by key.
     cells: Vec<(u64, u64)>,
-    /// Tokens read before they are counted ([`FLUSH_TOKENS`]; fewer in tests).
+    /// Tokens (and sequences) read at most before they are counted ([`FLUSH_TOKENS`]; fewer
+    /// in tests).
     flush_at: usize,
 }
 
@@ -140,11 +145,13 @@ impl<'t> Tallies<'t> {
         let total = seqs.len().max(1);
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
-            self.reader.read_sequence(tokenizer, seq.as_ref(), self.max_len, &mut self.tokens.ids);
-            self.tokens.ends.push(self.tokens.ids.len());
-            if self.tokens.ids.len() >= self.flush_at {
+            // A sequence adds at most max_len tokens: counted before the ids could pass the
+            // limit, their buffer never grows past it.
+            let limit = self.flush_at.max(self.cells.len() / 2);
+            if self.tokens.ids.len().saturating_add(self.max_len) > limit || self.tokens.ends.len() >= limit {
                 self.settle();
             }
+            self.reader.read_sequence(tokenizer, seq.as_ref(), self.max_len, &mut self.tokens);
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
             }
@@ -161,9 +168,9 @@ impl<'t> Tallies<'t> {
         self.tokens.clear();
     }
 
-    /// Approximate bytes held: the reader's, the cells and the tokens not yet counted.
+    /// Approximate bytes held: the reader's, the cells (16 bytes each) and the token buffers.
     fn memory_bytes(&self) -> u64 {
-        self.reader.memory_bytes() + self.cells.capacity() as u64 * 16 + self.tokens.memory_bytes()
+        self.reader.memory_bytes() + self.cells.len() as u64 * 16 + self.tokens.memory_bytes()
     }
 
     /// The table of what was read.
@@ -237,7 +244,8 @@ impl<'t> StreamTally<'t> {
     }
 
     /// When the count holds more than `budget` bytes: (distinct (position, type) pairs,
-    /// bytes). One reader's tokens not yet counted are counted first, so the figures are exact.
+    /// bytes). One reader's tokens not yet counted are counted first and its token buffers
+    /// freed, so the figures are exact and a count that this brings back under budget goes on.
     pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
         match self {
             StreamTally::OneReader { tallies, .. } => {
@@ -245,6 +253,7 @@ impl<'t> StreamTally<'t> {
                     return None;
                 }
                 tallies.settle();
+                tallies.tokens = Tokens::default();
                 let used = tallies.memory_bytes();
                 (used > budget).then_some((tallies.cells.len(), used))
             }
@@ -302,34 +311,58 @@ mod tests {
         }
     }
 
-    /// One reader's tokens counted into its cells every few tokens (types first seen in
-    /// later counts, positions past the cap, empty lines) give the table of one count at the
-    /// end.
+    /// One reader's tokens counted into its cells in goes of a few tokens (types first seen
+    /// in later goes, lines longer than the cap, lines of whitespace only, goes of empty
+    /// sequences, its buffers dropped between batches as a budget check does) give the
+    /// table of one go at the end, and cells equal to a direct count of (position, token).
     #[test]
     fn tokens_counted_in_several_goes_give_the_table_of_one() {
         let t = Tokenizer {
             kind: TokenizerKind::Whitespace,
             lowercase: true,
-            bos: true,
+            bos: false,
             model: None,
             special_tokens: true,
         };
-        let lines: Vec<String> = (0..500u64)
-            .map(|k| {
-                (0..(k * 7 % 15)).map(|j| format!("t{}", (k * k + j * 13) % (5 + k / 10))).collect::<Vec<_>>().join(" ")
+        let lines: Vec<String> = (0..600u64)
+            .map(|k| match k % 10 {
+                0 | 1 => " \t ".to_string(),
+                3 | 6 => (0..(k % 9)).map(|j| format!("u{k}x{j}")).collect::<Vec<_>>().join(" "),
+                _ => (0..(k * 7 % 15))
+                    .map(|j| format!("t{}", (k * k + j * 13) % (5 + k / 10)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
             })
             .collect();
-        let mut whole = super::Tallies::new(&t, 9);
-        whole.flush_at = usize::MAX;
-        whole.read(&lines, &mut |_| {});
-        let want = whole.into_table();
-        for flush_at in [1, 7, 50, 1000] {
-            let mut goes = super::Tallies::new(&t, 9);
-            goes.flush_at = flush_at;
-            for batch in lines.chunks(33) {
-                goes.read(batch, &mut |_| {});
+        for max_len in [1, 2, 9] {
+            let mut direct = std::collections::BTreeMap::new();
+            for line in &lines {
+                for (p, tok) in t.tokens(line, max_len).into_iter().enumerate() {
+                    *direct.entry((p, tok)).or_insert(0u64) += 1;
+                }
             }
-            assert_eq!(goes.into_table(), want, "counted every {flush_at} tokens");
+            let mut whole = super::Tallies::new(&t, max_len);
+            whole.flush_at = usize::MAX;
+            whole.read(&lines, &mut |_| {});
+            let want = whole.into_table();
+            let cells: std::collections::BTreeMap<(usize, String), u64> = want
+                .cells
+                .iter()
+                .map(|&(k, c)| (((k >> 32) as usize, want.types[k as u32 as usize].clone()), c))
+                .collect();
+            assert_eq!(cells, direct, "max_len {max_len}: the cells are the direct count");
+            for flush_at in [1, 3, 50] {
+                let mut goes = super::Tallies::new(&t, max_len);
+                goes.flush_at = flush_at;
+                for (b, batch) in lines.chunks(33).enumerate() {
+                    goes.read(batch, &mut |_| {});
+                    if b % 4 == 3 {
+                        goes.settle();
+                        goes.tokens = super::Tokens::default();
+                    }
+                }
+                assert_eq!(goes.into_table(), want, "max_len {max_len}, counted every {flush_at} tokens");
+            }
         }
     }
 }

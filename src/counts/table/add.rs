@@ -6,7 +6,7 @@
 //! Both runs are sorted by position, so they are added one position at a time. At a position
 //! where the two hold many cells for the vocabulary's size, the cells are added in one counter
 //! per type with one bit per type set on the way, and read back in id order through the set
-//! bits (as a position is counted, `counts::parallel`); elsewhere the other table's cells,
+//! bits (as a position is counted, `counts::positions`); elsewhere the other table's cells,
 //! reordered by the new ids, are sorted and merged. Nothing is copied before it is added.
 
 use super::super::pairs::{drain_set_bits, merge_into};
