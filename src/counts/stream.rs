@@ -4,7 +4,7 @@
 //! text at once gives.
 
 use super::table::CountsTable;
-use super::tally::StreamTally;
+use super::tally::{count_sequences, Tallies};
 use crate::corpus::tokenize::Tokenizer;
 use crate::corpus::SequenceStream;
 use crate::error::{PosgeoError, Result};
@@ -94,6 +94,72 @@ pub fn count_batches(
     }
     let table = tally.finish().ok_or(PosgeoError::EmptyInput)?;
     Ok(Streamed { table, first })
+}
+
+/// A stream's running count, batch after batch. Natively each batch is counted on every core
+/// and its table appended (batches are large, so appends are few); in wasm (one thread, small
+/// batches) one reader's tallies go on across batches, because appending every batch's table
+/// would sort and merge the whole running table again every few MB. Both give the table a
+/// single reader of the whole text gives, byte for byte.
+enum StreamTally<'t> {
+    /// One reader across batches.
+    OneReader { tallies: Box<Tallies<'t>>, batches: usize },
+    /// Each batch's table appended.
+    Appended { table: Option<CountsTable>, tokenizer: &'t Tokenizer, max_len: usize },
+}
+
+impl<'t> StreamTally<'t> {
+    /// The running count this target uses.
+    pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+        if cfg!(target_arch = "wasm32") {
+            Self::one_reader(tokenizer, max_len)
+        } else {
+            StreamTally::Appended { table: None, tokenizer, max_len }
+        }
+    }
+
+    /// One reader's tallies across batches.
+    pub(super) fn one_reader(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+        StreamTally::OneReader { tallies: Box::new(Tallies::new(tokenizer, max_len)), batches: 0 }
+    }
+
+    /// Counts the next batch of sequences.
+    pub(super) fn add(&mut self, batch: &[String]) {
+        match self {
+            StreamTally::OneReader { tallies, batches } => {
+                *batches += 1;
+                tallies.read(batch, &mut |_| {});
+            }
+            StreamTally::Appended { table, tokenizer, max_len } => {
+                let part = count_sequences(batch, tokenizer, *max_len, &mut |_| {});
+                match table.as_mut() {
+                    Some(t) => t.append(part),
+                    None => *table = Some(part),
+                }
+            }
+        }
+    }
+
+    /// When the count holds more than `budget` bytes: (distinct (position, type) pairs,
+    /// bytes), exact (one reader's as [`Tallies::over`] gives them).
+    pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
+        match self {
+            StreamTally::OneReader { tallies, .. } => tallies.over(budget),
+            StreamTally::Appended { table, .. } => {
+                let (cells, used) = table.as_ref().map_or((0, 0), |t| (t.cells.len(), t.memory_bytes()));
+                (used > budget).then_some((cells, used))
+            }
+        }
+    }
+
+    /// The table, or `None` when no batch came.
+    pub(super) fn finish(self) -> Option<CountsTable> {
+        match self {
+            StreamTally::OneReader { batches: 0, .. } => None,
+            StreamTally::OneReader { tallies, .. } => Some(tallies.into_table()),
+            StreamTally::Appended { table, .. } => table,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -145,17 +145,24 @@ impl<'t> Tallies<'t> {
         let total = seqs.len().max(1);
         let tokenizer = self.tokenizer;
         for (k, seq) in seqs.iter().enumerate() {
-            // A sequence adds at most max_len tokens: counted before the ids could pass the
-            // limit, their buffer never grows past it.
-            let limit = self.flush_at.max(self.cells.len() / 2);
-            if self.tokens.ids.len().saturating_add(self.max_len) > limit || self.tokens.ends.len() >= limit {
+            let seq = seq.as_ref();
+            if self.count_before(seq.len()) {
                 self.settle();
             }
-            self.reader.read_sequence(tokenizer, seq.as_ref(), self.max_len, &mut self.tokens);
+            self.reader.read_sequence(tokenizer, seq, self.max_len, &mut self.tokens);
             if k % 4096 == 4095 {
                 progress(k as f64 / total as f64);
             }
         }
+    }
+
+    /// Whether the tokens read so far are to be counted before a sequence of `bytes` is read:
+    /// a sequence adds at most max_len tokens, and (bar a few markers) at most one per byte,
+    /// so counted before the ids could pass the limit, their buffer does not grow past it.
+    fn count_before(&self, bytes: usize) -> bool {
+        let limit = self.flush_at.max(self.cells.len() / 2);
+        let most = self.max_len.min(bytes.saturating_add(8));
+        self.tokens.ids.len().saturating_add(most) > limit || self.tokens.ends.len() >= limit
     }
 
     /// Counts the tokens read so far into the cells.
@@ -171,6 +178,19 @@ impl<'t> Tallies<'t> {
     /// Approximate bytes held: the reader's, the cells (16 bytes each) and the token buffers.
     fn memory_bytes(&self) -> u64 {
         self.reader.memory_bytes() + self.cells.len() as u64 * 16 + self.tokens.memory_bytes()
+    }
+
+    /// When the tallies hold more than `budget` bytes: (distinct (position, type) pairs,
+    /// bytes), once the tokens not yet counted are counted and their buffers freed (so the
+    /// figures are exact, and tallies this brings back under budget go on).
+    pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
+        if self.memory_bytes() <= budget {
+            return None;
+        }
+        self.settle();
+        self.tokens = Tokens::default();
+        let used = self.memory_bytes();
+        (used > budget).then_some((self.cells.len(), used))
     }
 
     /// The table of what was read.
@@ -197,81 +217,6 @@ pub(super) fn count_sequences<S: AsRef<str> + Sync>(
     let mut t = Tallies::new(tokenizer, max_len);
     t.read(seqs, progress);
     t.into_table()
-}
-
-/// A stream's running count, batch after batch. Natively each batch is counted on every core
-/// and its table appended (batches are large, so appends are few); in wasm (one thread, small
-/// batches) one reader's tallies go on across batches, because appending every batch's table
-/// would sort and merge the whole running table again every few MB. Both give the table a
-/// single reader of the whole text gives, byte for byte.
-pub(super) enum StreamTally<'t> {
-    /// One reader across batches.
-    OneReader { tallies: Box<Tallies<'t>>, batches: usize },
-    /// Each batch's table appended.
-    Appended { table: Option<CountsTable>, tokenizer: &'t Tokenizer, max_len: usize },
-}
-
-impl<'t> StreamTally<'t> {
-    /// The running count this target uses.
-    pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
-        if cfg!(target_arch = "wasm32") {
-            Self::one_reader(tokenizer, max_len)
-        } else {
-            StreamTally::Appended { table: None, tokenizer, max_len }
-        }
-    }
-
-    /// One reader's tallies across batches.
-    pub(super) fn one_reader(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
-        StreamTally::OneReader { tallies: Box::new(Tallies::new(tokenizer, max_len)), batches: 0 }
-    }
-
-    /// Counts the next batch of sequences.
-    pub(super) fn add(&mut self, batch: &[String]) {
-        match self {
-            StreamTally::OneReader { tallies, batches } => {
-                *batches += 1;
-                tallies.read(batch, &mut |_| {});
-            }
-            StreamTally::Appended { table, tokenizer, max_len } => {
-                let part = count_sequences(batch, tokenizer, *max_len, &mut |_| {});
-                match table.as_mut() {
-                    Some(t) => t.append(part),
-                    None => *table = Some(part),
-                }
-            }
-        }
-    }
-
-    /// When the count holds more than `budget` bytes: (distinct (position, type) pairs,
-    /// bytes). One reader's tokens not yet counted are counted first and its token buffers
-    /// freed, so the figures are exact and a count that this brings back under budget goes on.
-    pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
-        match self {
-            StreamTally::OneReader { tallies, .. } => {
-                if tallies.memory_bytes() <= budget {
-                    return None;
-                }
-                tallies.settle();
-                tallies.tokens = Tokens::default();
-                let used = tallies.memory_bytes();
-                (used > budget).then_some((tallies.cells.len(), used))
-            }
-            StreamTally::Appended { table, .. } => {
-                let (cells, used) = table.as_ref().map_or((0, 0), |t| (t.cells.len(), t.memory_bytes()));
-                (used > budget).then_some((cells, used))
-            }
-        }
-    }
-
-    /// The table, or `None` when no batch came.
-    pub(super) fn finish(self) -> Option<CountsTable> {
-        match self {
-            StreamTally::OneReader { batches: 0, .. } => None,
-            StreamTally::OneReader { tallies, .. } => Some(tallies.into_table()),
-            StreamTally::Appended { table, .. } => table,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -309,6 +254,30 @@ mod tests {
             one.read(&lines, &mut |_| {});
             assert_eq!(one.into_table(), want, "one reader, {lowercase}");
         }
+    }
+
+    /// The ids are counted before their buffer would pass the limit, and not before: short
+    /// sequences under a huge max_len do not each make a go of their own.
+    #[test]
+    fn tokens_are_counted_before_the_limit_not_sooner() {
+        let t = Tokenizer {
+            kind: TokenizerKind::Whitespace,
+            lowercase: true,
+            bos: false,
+            model: None,
+            special_tokens: true,
+        };
+        let mut tallies = super::Tallies::new(&t, 1 << 24);
+        tallies.read(&["a b c"; 10], &mut |_| {});
+        assert!(!tallies.count_before(5), "30 ids and a 5-byte line, far below 2^23");
+        assert!(tallies.count_before(super::FLUSH_TOKENS), "a line that could pass the limit");
+        tallies.max_len = 4;
+        assert!(!tallies.count_before(super::FLUSH_TOKENS), "at most 4 more tokens");
+        tallies.flush_at = 33;
+        assert!(tallies.count_before(super::FLUSH_TOKENS), "30 + 4 > 33");
+        tallies.flush_at = 10;
+        tallies.max_len = 1;
+        assert!(tallies.count_before(0), "10 sequences read, as many as the limit");
     }
 
     /// One reader's tokens counted into its cells in goes of a few tokens (types first seen
