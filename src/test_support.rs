@@ -1,5 +1,12 @@
 //! Helpers shared by the unit tests.
 
+use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
+
+/// The `whitespace` tokenizer, lowercasing, with no begin marker.
+pub fn whitespace() -> Tokenizer {
+    Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true }
+}
+
 /// A reader that hands out at most `step` bytes per call, as slices of a file or a network
 /// stream might.
 pub struct Trickle<'a> {

@@ -165,11 +165,7 @@ impl<'t> StreamTally<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
-
-    fn whitespace() -> Tokenizer {
-        Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true }
-    }
+    use crate::test_support::whitespace;
 
     #[test]
     fn a_count_that_outgrows_its_budget_is_refused_with_how_far_it_got() {

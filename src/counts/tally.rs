@@ -260,13 +260,7 @@ mod tests {
     /// sequences under a huge max_len do not each make a go of their own.
     #[test]
     fn tokens_are_counted_before_the_limit_not_sooner() {
-        let t = Tokenizer {
-            kind: TokenizerKind::Whitespace,
-            lowercase: true,
-            bos: false,
-            model: None,
-            special_tokens: true,
-        };
+        let t = crate::test_support::whitespace();
         let mut tallies = super::Tallies::new(&t, 1 << 24);
         tallies.read(&["a b c"; 10], &mut |_| {});
         assert!(!tallies.count_before(5), "30 ids and a 5-byte line, far below 2^23");
@@ -286,13 +280,7 @@ mod tests {
     /// table of one go at the end, and cells equal to a direct count of (position, token).
     #[test]
     fn tokens_counted_in_several_goes_give_the_table_of_one() {
-        let t = Tokenizer {
-            kind: TokenizerKind::Whitespace,
-            lowercase: true,
-            bos: false,
-            model: None,
-            special_tokens: true,
-        };
+        let t = crate::test_support::whitespace();
         let lines: Vec<String> = (0..600u64)
             .map(|k| match k % 10 {
                 0 | 1 => " \t ".to_string(),

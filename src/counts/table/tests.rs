@@ -1,12 +1,8 @@
 //! Counts tables: what a file holds gives what the text gives.
 
 use super::*;
-use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
 use crate::counts::{count_table, PositionalCounts, TableParams};
-
-fn whitespace() -> Tokenizer {
-    Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true }
-}
+use crate::test_support::whitespace;
 
 fn params(mode: Mode, min_support: usize, top_k: Option<usize>) -> TableParams {
     TableParams { mode, max_len: 512, min_support, top_k }
