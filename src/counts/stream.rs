@@ -99,8 +99,9 @@ pub fn count_batches(
 /// A stream's running count, batch after batch. Natively each batch is counted on every core
 /// and its table appended (batches are large, so appends are few); in wasm (one thread, small
 /// batches) one reader's tallies go on across batches, because appending every batch's table
-/// would sort and merge the whole running table again every few MB. Both give the table a
-/// single reader of the whole text gives, byte for byte.
+/// would add the whole running table again every few MB (the reader merges its cells only
+/// every 8 M tokens, or half its cells). Both give the table a single reader of the whole
+/// text gives, byte for byte.
 enum StreamTally<'t> {
     /// One reader across batches.
     OneReader { tallies: Box<Tallies<'t>>, batches: usize },
