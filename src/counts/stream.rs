@@ -111,7 +111,7 @@ enum StreamTally<'t> {
 
 impl<'t> StreamTally<'t> {
     /// The running count this target uses.
-    pub(super) fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+    fn new(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
         if cfg!(target_arch = "wasm32") {
             Self::one_reader(tokenizer, max_len)
         } else {
@@ -120,12 +120,12 @@ impl<'t> StreamTally<'t> {
     }
 
     /// One reader's tallies across batches.
-    pub(super) fn one_reader(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
+    fn one_reader(tokenizer: &'t Tokenizer, max_len: usize) -> Self {
         StreamTally::OneReader { tallies: Box::new(Tallies::new(tokenizer, max_len)), batches: 0 }
     }
 
     /// Counts the next batch of sequences.
-    pub(super) fn add(&mut self, batch: &[String]) {
+    fn add(&mut self, batch: &[String]) {
         match self {
             StreamTally::OneReader { tallies, batches } => {
                 *batches += 1;
@@ -143,7 +143,7 @@ impl<'t> StreamTally<'t> {
 
     /// When the count holds more than `budget` bytes: (distinct (position, type) pairs,
     /// bytes), exact (one reader's as [`Tallies::over`] gives them).
-    pub(super) fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
+    fn over(&mut self, budget: u64) -> Option<(usize, u64)> {
         match self {
             StreamTally::OneReader { tallies, .. } => tallies.over(budget),
             StreamTally::Appended { table, .. } => {
@@ -154,7 +154,7 @@ impl<'t> StreamTally<'t> {
     }
 
     /// The table, or `None` when no batch came.
-    pub(super) fn finish(self) -> Option<CountsTable> {
+    fn finish(self) -> Option<CountsTable> {
         match self {
             StreamTally::OneReader { batches: 0, .. } => None,
             StreamTally::OneReader { tallies, .. } => Some(tallies.into_table()),
