@@ -11,7 +11,7 @@
 //! * Blocks: a `side` × `side` grid, side = min(n, [`HEAT_BLOCKS`]); block b covers positions
 //!   ⌊b·n/side⌋ .. ⌊(b+1)·n/side⌋. A model's layer rows cover only the first n_L ≤ n
 //!   positions: blocks past them are NaN (drawn blank) and blocks across the edge average
-//!   what they cover.
+//!   what they cover. In JSON a blank block is `null` ([`blanks_as_null`]): JSON has no NaN.
 
 use crate::metric::DistanceMatrix;
 use serde::{Deserialize, Serialize};
@@ -28,7 +28,52 @@ pub struct Sketch {
     /// Up to [`SHEPARD_SAMPLES`] pairs (D_ij, a*·δ_ij).
     pub shepard: Vec<(f32, f32)>,
     /// a*·δ's block means, row-major `side` × `side`.
+    #[serde(with = "blanks_as_null")]
     pub blocks: Vec<f32>,
+}
+
+/// Block means with blank (NaN) blocks, (de)serialised with each blank as `null`: serde_json
+/// writes a NaN as `null` but cannot read `null` back as a number, so a message holding one
+/// would not be read at all. `#[serde(with = "blanks_as_null")]` on a `Vec<f32>`.
+pub mod blanks_as_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Each NaN as `None` (`null`).
+    pub fn serialize<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|x| (!x.is_nan()).then_some(*x)))
+    }
+
+    /// Each `null` as NaN.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
+        let v: Vec<Option<f32>> = Vec::deserialize(d)?;
+        Ok(v.into_iter().map(|x| x.unwrap_or(f32::NAN)).collect())
+    }
+
+    /// [`blanks_as_null`] for each value of a map (`#[serde(with = "blanks_as_null::map")]`).
+    pub mod map {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+        use std::collections::BTreeMap;
+
+        /// One map value, serialised as [`super::serialize`] does.
+        struct Blocks<'a>(&'a [f32]);
+
+        impl Serialize for Blocks<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                super::serialize(self.0, s)
+            }
+        }
+
+        /// Each value's NaNs as `null`.
+        pub fn serialize<S: Serializer>(m: &BTreeMap<String, Vec<f32>>, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(m.iter().map(|(k, v)| (k, Blocks(v))))
+        }
+
+        /// Each value's `null`s as NaN.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<f32>>, D::Error> {
+            let m: BTreeMap<String, Vec<Option<f32>>> = BTreeMap::deserialize(d)?;
+            Ok(m.into_iter().map(|(k, v)| (k, v.into_iter().map(|x| x.unwrap_or(f32::NAN)).collect())).collect())
+        }
+    }
 }
 
 impl PartialEq for Sketch {
@@ -113,6 +158,10 @@ mod tests {
         // Its Shepard pairs are its own 10 pairs (step 1 for 45 pairs of 10 positions).
         assert_eq!(s.shepard.len(), 10);
         assert_eq!(s, s.clone());
+        // In JSON the blank blocks are null, and read back as NaN: the same sketch.
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("null"), "{json}");
+        assert_eq!(serde_json::from_str::<Sketch>(&json).unwrap(), s);
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! | `vocab_size`, `max_position_embeddings`, `type_vocab_size` | the embedding tables' rows | —, —, 2 |
 //! | `layer_norm_eps` | every LayerNorm | 1e-12 |
 //! | `hidden_act` | `"gelu"` (Hugging Face's exact erf GELU; `"gelu_python"` is the same function) | `"gelu"` |
-//! | `position_embedding_type` | `"absolute"` | `"absolute"` |
+//! | `position_embedding_type` | `"absolute"` (written as null it is refused: Hugging Face then adds none) | `"absolute"` |
 //! | `pad_token_id` | the padding of mode `pad` | 0 |
+//! | `is_decoder` | must not be true (a decoder's causal mask is not run) | false |
 
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
@@ -52,8 +53,17 @@ struct Raw {
     type_vocab_size: Option<usize>,
     layer_norm_eps: Option<f64>,
     hidden_act: Option<serde_json::Value>,
-    position_embedding_type: Option<String>,
+    /// `None` when absent; `Some(Null)` when written as null (Hugging Face then adds no
+    /// position embeddings, so it is refused, not read as the default).
+    #[serde(default, deserialize_with = "present")]
+    position_embedding_type: Option<serde_json::Value>,
     pad_token_id: Option<serde_json::Value>,
+    is_decoder: Option<bool>,
+}
+
+/// A field that is present, whatever its value (null included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 fn bad(m: impl Into<String>) -> PosgeoError {
@@ -86,10 +96,15 @@ impl BertConfig {
             return Err(bad(format!("hidden_act is {act}; the forward pass runs the exact (erf) GELU, \"gelu\"")));
         }
         let pos = raw.position_embedding_type.unwrap_or_else(|| "absolute".into());
-        if pos != "absolute" {
+        if pos.as_str() != Some("absolute") {
             return Err(bad(format!(
-                "position_embedding_type is {pos:?}; the forward pass runs \"absolute\" position embeddings"
+                "position_embedding_type is {pos}; the forward pass runs \"absolute\" position embeddings"
             )));
+        }
+        if raw.is_decoder == Some(true) {
+            return Err(bad(
+                "is_decoder is true; the forward pass runs an encoder's attention over the whole sequence, not a decoder's causal mask",
+            ));
         }
         let pad_token_id = match raw.pad_token_id {
             None | Some(serde_json::Value::Null) => 0,
@@ -198,11 +213,18 @@ mod tests {
             ("\"bert\"", "\"gpt2\"", "model_type is \"gpt2\""),
             ("\"gelu\"", "\"relu\"", "hidden_act is \"relu\""),
             ("\"absolute\"", "\"relative_key\"", "position_embedding_type is \"relative_key\""),
+            ("\"absolute\"", "null", "position_embedding_type is null"),
+            ("\"pad_token_id\": 0", "\"pad_token_id\": 0, \"is_decoder\": true", "is_decoder is true"),
             ("\"num_attention_heads\": 12", "\"num_attention_heads\": 7", "not a multiple"),
         ] {
             let e = BertConfig::from_json(MINILM.replace(from, to).as_bytes()).expect_err(to);
             assert!(e.to_string().contains(says), "{e}");
         }
+        // Absent, the position embeddings are absolute; an encoder may say it is no decoder.
+        let absent = MINILM.replace(", \"position_embedding_type\": \"absolute\"", "");
+        assert!(absent != MINILM && BertConfig::from_json(absent.as_bytes()).is_ok());
+        let encoder = MINILM.replace("\"pad_token_id\": 0", "\"pad_token_id\": 0, \"is_decoder\": false");
+        assert!(encoder != MINILM && BertConfig::from_json(encoder.as_bytes()).is_ok());
         let e = BertConfig::from_json(MINILM.replace("\"hidden_size\": 384,", "").as_bytes()).expect_err("missing");
         assert!(e.to_string().contains("hidden_size is missing"), "{e}");
     }

@@ -31,6 +31,19 @@ pub const BATCH_SEQUENCES: usize = 32;
 /// A file's name and bytes.
 pub type NamedBytes = (String, Vec<u8>);
 
+/// The `tokenizer.json` (or `.json.gz`) of a bundle of a model folder's files, with its name,
+/// without reading the model ([`Model::from_bundle`] returns it too); `None` when the bundle
+/// holds none or cannot be read.
+pub fn bundle_tokenizer(bytes: &[u8]) -> Option<NamedBytes> {
+    tokenizer_among(&crate::tables::bundle_members(bytes).ok()?)
+}
+
+/// The tokenizer among a bundle's members (name, bytes).
+fn tokenizer_among(members: &[(String, &[u8])]) -> Option<NamedBytes> {
+    let find = |suffix: &str| members.iter().find(|(n, _)| n.ends_with(suffix));
+    find("tokenizer.json").or_else(|| find("tokenizer.json.gz")).map(|(n, b)| (n.clone(), b.to_vec()))
+}
+
 /// A loaded model: its configuration and the forward pass.
 pub struct Model {
     /// The checked config.json.
@@ -101,9 +114,7 @@ impl Model {
             })
         };
         let model = Model::from_bytes(need("config.json")?, need(".safetensors")?)?;
-        let tokenizer =
-            find("tokenizer.json").or_else(|| find("tokenizer.json.gz")).map(|(n, b)| (n.clone(), b.to_vec()));
-        Ok((model, tokenizer))
+        Ok((model, tokenizer_among(&members)))
     }
 
     /// Reads a model folder: `config.json` and `model.safetensors` (native only).

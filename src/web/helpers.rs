@@ -9,7 +9,7 @@
 
 use super::protocol::Request;
 use super::worker::BlobReader;
-use crate::analysis::{AnalysisParams, EXAMPLE_SEQUENCES};
+use crate::analysis::AnalysisParams;
 use crate::corpus::{is_gzip, InputFormat, LineRange, SequenceStream};
 use crate::counts::{count_stream, looks_like_table, CountsTable, Streamed};
 use crate::error::{PosgeoError, Result};
@@ -33,6 +33,9 @@ struct SliceJob {
     lossy: bool,
     params: AnalysisParams,
     tokenizer: Option<String>,
+    /// The first sequences kept as text ([`crate::web::protocol::kept`]): the examples', or
+    /// a model's `layer_sequences` (SPEC §9).
+    keep: usize,
 }
 
 thread_local! {
@@ -205,9 +208,9 @@ pub async fn count(
     let parts = run_parts(req, file, tokenizer, &workers, progress).await;
     release(workers, parts.is_some());
     let mut all = CountsTable::empty_text(req.params.max_len);
-    let mut first = Vec::new();
+    let (mut first, keep) = (Vec::new(), super::protocol::kept(req));
     for (table, f) in parts? {
-        first.extend(f.into_iter().take(EXAMPLE_SEQUENCES.saturating_sub(first.len())));
+        first.extend(f.into_iter().take(keep.saturating_sub(first.len())));
         all.append(table);
     }
     // Nothing counted (an empty file, only blank lines): one worker gives the message.
@@ -233,6 +236,7 @@ async fn run_parts(
             lossy: *lossy,
             params: req.params.clone(),
             tokenizer: req.tokenizer.clone(),
+            keep: super::protocol::kept(req),
         };
         let msg = js_sys::Object::new();
         let set = |key: &str, v: &JsValue| js_sys::Reflect::set(&msg, &key.into(), v).ok();
@@ -296,7 +300,7 @@ fn count_slice(spec: &str, file: Option<Blob>, tokenizer: &[u8]) -> Result<Strea
     let blob = file.slice_with_f64_and_f64(from, file.size()).map_err(|_| PosgeoError::option("slice", "slice"))?;
     let reader = BlobReader::new(blob).ok_or_else(|| PosgeoError::option("slice", "no FileReaderSync"))?;
     let mut stream = SequenceStream::new(LineRange::new(reader, job.start, job.end), &job.format, job.lossy)?;
-    match count_stream(&mut stream, &params.tokenizer(), params.max_len, EXAMPLE_SEQUENCES, &mut || true) {
+    match count_stream(&mut stream, &params.tokenizer(), params.max_len, job.keep, &mut || true) {
         // A part without sequences (blank lines only) counts nothing.
         Err(PosgeoError::EmptyInput) => {
             Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })

@@ -113,6 +113,26 @@ struct Inputs {
     file: Option<web_sys::Blob>,
 }
 
+/// The request as its helpers count it, with the tokenizer's bytes: a model's own
+/// tokenizer.json counts the corpus unless a tokenizer was chosen, as the run reads it
+/// (`protocol::session`), so the helpers' table is the one the run would count.
+fn counting_request<'a>(req: &Request, inputs: &'a Inputs) -> (Request, std::borrow::Cow<'a, [u8]>) {
+    let own = req
+        .model
+        .as_ref()
+        .filter(|_| req.tokenizer.is_none())
+        .and_then(|_| crate::model::bundle_tokenizer(&inputs.model));
+    match own {
+        Some((name, bytes)) => {
+            let mut counting = req.clone();
+            counting.params.tokenizer = crate::corpus::tokenize::TokenizerKind::Model;
+            counting.tokenizer = Some(name);
+            (counting, std::borrow::Cow::Owned(bytes))
+        }
+        None => (req.clone(), std::borrow::Cow::Borrowed(&inputs.tokenizer[..])),
+    }
+}
+
 /// Runs a request: an upload large enough is counted by helper workers ([`super::helpers`];
 /// if they cannot, this worker reads the file itself), and a full run's encodings may be
 /// measured by them ([`super::measure`]).
@@ -121,7 +141,8 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
     let k = inputs.file.as_ref().map_or(0, |f| super::helpers::helpers_for(&req, f));
     let counted = match &inputs.file {
         Some(f) if k > 1 => {
-            super::helpers::count(&req, f, &inputs.tokenizer, k, &mut |f| {
+            let (counting, tokenizer) = counting_request(&req, &inputs);
+            super::helpers::count(&counting, f, &tokenizer, k, &mut |f| {
                 post(&scope, &Response::Progress { id, stage: crate::analysis::Stage::Counting, fraction: f });
             })
             .await

@@ -3,7 +3,8 @@
 // (a small random BERT made by tests/reference/tiny_bert.py) works the same; a cancel in the
 // middle of the pass keeps the last results; each bad model (unsupported config, weights that
 // disagree with it or miss layers, a tokenizer beyond its vocabulary, a truncated checkpoint)
-// gets a message naming its defect and the results stay.
+// gets a message naming its defect and the results stay; a large upload counted by helper
+// workers gives the model the same first sequences as the CLI.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -97,6 +98,32 @@ test('an uploaded model folder works; a cancel mid-pass keeps the results', asyn
   await page.click('#cancel-button');
   await page.waitForFunction(() => document.querySelector('#status').dataset.state === 'idle');
   assert.deepEqual(await table(page), shown, 'the last results stay');
+  await page.close();
+});
+
+test('a large upload counted by helper workers gives the model its first sequences, as the CLI reads them', async () => {
+  // About 18 MB: above the page's threshold for several counting workers, which keep the
+  // first layer_sequences sequences as text for the model (not only the examples' few).
+  const dir = tinyModel('helpers', ['--seed', '3']);
+  const words = 'the a cat dog sat ran on under mat rug big small red blue bird fish tree house day night'.split(' ');
+  const big = Array.from({ length: 330000 }, (_, k) => {
+    const len = 2 + ((k * 7) % 19);
+    return Array.from({ length: len }, (_, i) => words[(k * 3 + i * i + 5 * i + (k >> 4)) % words.length]).join(' ');
+  }).join('\n') + '\n';
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-e2e-big-')), 'big.txt');
+  fs.writeFileSync(file, big);
+  const page = await open();
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('big.txt'));
+  for (const [key, value] of Object.entries({ max_len: '24', layer_sequences: '40' })) await page.fill(`#opt-${key}`, value);
+  await page.setInputFiles('#model-input', files(dir));
+  await page.waitForFunction(() => /layers are compared/.test(document.querySelector('#model-info').textContent));
+  assert.equal(await runAfter(page, () => page.click('#run-button'), 240000), 'done', await page.textContent('#error'));
+  const want = cli(['--model', dir, '--max-len', '24', '--layer-sequences', '40'], Buffer.from(big));
+  assertSameNumbers(await table(page), want, 1e-4);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const estimate = await page.textContent('#estimate');
+  if (cores > 1) assert.match(estimate, /counted by \d+ workers/, estimate);
   await page.close();
 });
 

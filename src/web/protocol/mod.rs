@@ -188,8 +188,11 @@ pub struct Heat {
     /// Blocks per side.
     pub side: usize,
     /// D.
+    #[serde(with = "crate::sketch::blanks_as_null")]
     pub corpus: Vec<f32>,
-    /// a*·δ per encoding.
+    /// a*·δ per encoding (a model's layer rows have blank blocks, NaN, past their n_L
+    /// positions: `null` in the JSON).
+    #[serde(with = "crate::sketch::blanks_as_null::map")]
     pub encodings: BTreeMap<String, Vec<f32>>,
 }
 
@@ -309,6 +312,7 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
 }
 
 mod input;
+pub use input::kept;
 mod payload;
 mod session;
 pub use session::{Begun, Layers, Pending, Session, Unbuilt};

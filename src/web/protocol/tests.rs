@@ -321,3 +321,42 @@ fn a_model_request_gives_the_layer_rows_of_the_engine() {
         assert!(!payload.shepard["layer-residual:2"].is_empty());
     }
 }
+
+/// A model whose first sequences are short measures its layer rows over n_L < n positions:
+/// their geometry blocks past n_L are blank (NaN), and the `Done` message still reads back
+/// from its JSON as the page reads it (a NaN written as `null` used to make it unreadable,
+/// and the page waited for the run forever).
+#[test]
+fn a_done_with_blank_layer_blocks_reads_back_from_its_json() {
+    let bundle = crate::test_support::tiny_bert_bundle(7);
+    // The first eight sequences are short (the model reads them), later ones long.
+    let words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "big", "red", "bird", "tree"];
+    let text: String = (0..400)
+        .map(|k| {
+            let len = if k < 8 { 2 + k % 3 } else { 6 + k % 13 };
+            (0..len).map(|i| words[(k * 5 + i * i) % words.len()]).collect::<Vec<_>>().join(" ") + "\n"
+        })
+        .collect();
+    let params = AnalysisParams {
+        encodings: crate::encodings::EncodingParams { d: 8, ..Default::default() },
+        max_len: 20,
+        layer_sequences: 8,
+        ..Default::default()
+    };
+    let source = Source::Bytes { name: String::new(), format: InputFormat::Text, lossy: false };
+    let (model, learned) = (Some("tiny".to_string()), None);
+    let req = Request { id: 5, source, params, learned, reuse_geometry: false, model, tokenizer: None };
+    let payload = run_files(&req, Files { corpus: text.as_bytes(), model: &bundle, ..Files::default() });
+    let info = payload.report.layers.clone().unwrap();
+    assert!(info.positions < payload.report.n, "n_L {} against n {}", info.positions, payload.report.n);
+    let blocks = |p: &Payload| p.heat.encodings["layer:1"].iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert!(payload.heat.encodings["layer:1"].iter().any(|x| x.is_nan()), "blank blocks past n_L");
+    let mut light = payload.clone();
+    let _bulk = light.take_bulk();
+    let json = serde_json::to_string(&Response::Done { id: 5, payload: Box::new(light) }).unwrap();
+    let Response::Done { payload: back, .. } = serde_json::from_str::<Response>(&json).unwrap() else {
+        panic!("not a Done")
+    };
+    assert_eq!(blocks(&back), blocks(&payload));
+    assert_eq!(back.report.encodings, payload.report.encodings);
+}
