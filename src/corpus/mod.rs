@@ -175,6 +175,9 @@ fn decode<'a>(line_no: usize, raw: &'a [u8], lossy: bool, skipped: &mut usize) -
 
 /// The sequence of one JSON Lines line (`None` for a blank line or an empty text).
 fn jsonl_sequence(no: usize, line: &str, field: &str) -> Result<Option<String>> {
+    // A byte-order mark (files saved by Windows tools start with one) is not JSON: skipped,
+    // on any line, so that a file cut into parts reads the same.
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     if line.trim().is_empty() {
         return Ok(None);
     }
@@ -262,6 +265,9 @@ mod tests {
         assert!(matches!(e, PosgeoError::BadRecord { line: 2, .. }), "{e}");
         let e = Corpus::read(b"{\"text\":\"a\"}\nnot json\n", &f, false).unwrap_err();
         assert!(matches!(e, PosgeoError::BadRecord { line: 2, .. }), "{e}");
+        // A byte-order mark before the first record is skipped.
+        let c = Corpus::read(b"\xef\xbb\xbf{\"text\":\"a b\"}\n{\"text\":\"c\"}\n", &f, false).unwrap();
+        assert_eq!(c.sequences, vec!["a b", "c"]);
     }
 
     #[test]
