@@ -27,7 +27,7 @@ pub const HEAT_BLOCKS: usize = 48;
 pub struct Sketch {
     /// Up to [`SHEPARD_SAMPLES`] pairs (D_ij, a*·δ_ij).
     pub shepard: Vec<(f32, f32)>,
-    /// a*·δ's block means, row-major `side` × `side`.
+    /// a*·δ's block means, row-major `side` × `side` (NaN: a blank block).
     #[serde(with = "blanks_as_null")]
     pub blocks: Vec<f32>,
 }

@@ -251,6 +251,9 @@ mod tests {
         let f = |c: &str| InputFormat::Csv { delimiter: b',', column: Some(c.into()), has_header: true };
         let c = Corpus::read(data, &f("text"), false).unwrap();
         assert_eq!(c.sequences, vec!["hello, world", "say \"hi\""]);
+        // A byte-order mark before the header is not part of its first name.
+        let marked = [&b"\xef\xbb\xbf"[..], &data[..]].concat();
+        assert_eq!(Corpus::read(&marked, &f("id"), false).unwrap().sequences, vec!["1", "2"]);
         assert_eq!(Corpus::read(data, &f("1"), false).unwrap(), c);
         let err = Corpus::read(data, &f("body"), false).unwrap_err();
         assert!(matches!(err, PosgeoError::MissingColumn { .. }), "{err}");

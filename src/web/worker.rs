@@ -113,16 +113,11 @@ struct Inputs {
     file: Option<web_sys::Blob>,
 }
 
-/// The request as its helpers count it, with the tokenizer's bytes: a model's own
-/// tokenizer.json counts the corpus unless a tokenizer was chosen, as the run reads it
-/// (`protocol::session`), so the helpers' table is the one the run would count.
+/// The request as its helpers count it, with the tokenizer's bytes
+/// ([`protocol::counting_tokenizer`], the rule the run reads the corpus by), so the helpers'
+/// table is the one the run would count.
 fn counting_request<'a>(req: &Request, inputs: &'a Inputs) -> (Request, std::borrow::Cow<'a, [u8]>) {
-    let own = req
-        .model
-        .as_ref()
-        .filter(|_| req.tokenizer.is_none())
-        .and_then(|_| crate::model::bundle_tokenizer(&inputs.model));
-    match own {
+    match protocol::counting_tokenizer(req, &inputs.model) {
         Some((name, bytes)) => {
             let mut counting = req.clone();
             counting.params.tokenizer = crate::corpus::tokenize::TokenizerKind::Model;

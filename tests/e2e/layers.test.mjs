@@ -125,6 +125,7 @@ test('a large upload counted by helper workers gives the model its first sequenc
   const estimate = await page.textContent('#estimate');
   if (cores > 1) assert.match(estimate, /counted by \d+ workers/, estimate);
   await page.close();
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
 });
 
 test('each bad model gets its message and the results stay', async () => {

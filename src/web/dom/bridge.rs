@@ -55,15 +55,19 @@ fn received(data: &JsValue) {
             None => return,
         },
     };
-    // An answer that cannot be read ends its run with a message, rather than leaving the
-    // page waiting for it.
-    let mut response = serde_json::from_str::<Response>(&json).unwrap_or_else(|e| {
-        let id = serde_json::from_str::<serde_json::Value>(&json).ok().and_then(|v| v["id"].as_u64());
-        Response::Error {
-            id: id.and_then(|i| u32::try_from(i).ok()).unwrap_or(0),
-            message: format!("the worker's answer could not be read ({e}); the results shown are the last run's"),
+    let mut response = match serde_json::from_str::<Response>(&json) {
+        Ok(r) => r,
+        Err(e) => {
+            // A run's answer that cannot be read ends the run with a message, rather than
+            // leaving the page waiting for it; other unreadable messages are dropped.
+            let value = serde_json::from_str::<serde_json::Value>(&json).ok();
+            let Some(id) = value.filter(|v| v["type"] == "done").and_then(|v| v["id"].as_u64()) else { return };
+            Response::Error {
+                id: u32::try_from(id).unwrap_or(0),
+                message: format!("the worker's answer could not be read ({e}); the results shown are the last run's"),
+            }
         }
-    });
+    };
     if let (Response::Done { payload, .. }, Some(bulk)) = (&mut response, bulk) {
         payload.restore_bulk(bulk);
         restore_matrix(data, payload);

@@ -315,7 +315,7 @@ mod input;
 pub use input::kept;
 mod payload;
 mod session;
-pub use session::{Begun, Layers, Pending, Session, Unbuilt};
+pub use session::{counting_tokenizer, Begun, Layers, Pending, Session, Unbuilt};
 pub mod shipped;
 pub use crate::sketch::block_means;
 use payload::payload_of;

@@ -100,8 +100,12 @@ impl Session {
             };
             let learned = if req.learned.is_some() { &table[..] } else { &[] };
             // The request never carries the model tokenizer (its bytes came with the run the
-            // geometry was kept from): the kept one is the one this geometry was counted with.
-            let params = AnalysisParams { model: kept.params.model.clone(), ..req.params.clone() };
+            // geometry was kept from): the kept one is the one this geometry was counted with,
+            // also when it was a model's own tokenizer.json, chosen by the run, not the form.
+            let mut params = AnalysisParams { model: kept.params.model.clone(), ..req.params.clone() };
+            if kept.params.tokenizer == TokenizerKind::Model {
+                params.tokenizer = TokenizerKind::Model;
+            }
             let result = kept.reencode(&params, learned, &mut throttled(req.id, post));
             let (analysis, payload) = match result {
                 Ok(live) => {
@@ -147,6 +151,14 @@ impl Session {
     }
 }
 
+/// The tokenizer that counts a request's corpus when it is not the form's: a model's own
+/// tokenizer.json (from its bundle of files), unless a tokenizer file was chosen. One worker
+/// ([`full_run`]) and the helpers that count a large upload (`web::worker`) both follow it,
+/// so that their tables are the same.
+pub fn counting_tokenizer(req: &Request, model_bundle: &[u8]) -> Option<crate::model::NamedBytes> {
+    req.model.as_ref().filter(|_| req.tokenizer.is_none()).and_then(|_| crate::model::bundle_tokenizer(model_bundle))
+}
+
 /// Reads the corpus (or counts table) and the learned table, then the pipeline up to the
 /// built encodings.
 fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> Result<Unbuilt> {
@@ -158,10 +170,9 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
         Some(_) => Some(crate::model::Model::from_bundle(files.model)?),
         None => None,
     };
-    let own_tokenizer = model.as_ref().and_then(|(_, t)| t.as_ref()).filter(|_| req.tokenizer.is_none());
-    if let Some((name, bytes)) = own_tokenizer {
+    if let Some((name, bytes)) = counting_tokenizer(req, files.model) {
         params.tokenizer = TokenizerKind::Model;
-        params.model = Some(ModelTokenizer::from_bytes(name, bytes)?);
+        params.model = Some(ModelTokenizer::from_bytes(&name, &bytes)?);
     } else if let Some(name) = req.tokenizer.as_ref().filter(|_| params.tokenizer == TokenizerKind::Model) {
         params.model = Some(ModelTokenizer::from_bytes(name, files.tokenizer)?);
     }

@@ -360,3 +360,29 @@ fn a_done_with_blank_layer_blocks_reads_back_from_its_json() {
     assert_eq!(blocks(&back), blocks(&payload));
     assert_eq!(back.report.encodings, payload.report.encodings);
 }
+
+/// A model's own tokenizer.json counts the corpus unless a tokenizer file was chosen (the
+/// rule one worker and the helpers both follow); a live update after such a run keeps that
+/// tokenizer (the form still says its own) and its layer rows.
+#[test]
+fn a_models_own_tokenizer_counts_and_a_live_update_keeps_it() {
+    let bundle = crate::test_support::tiny_bert_bundle(7);
+    let mut params = AnalysisParams { max_len: 24, layer_sequences: 40, ..Default::default() };
+    params.encodings.d = 8;
+    let (source, learned, model) = (Source::Genesis, None, Some("tiny".to_string()));
+    let req = Request { id: 1, source, params: params.clone(), learned, reuse_geometry: false, model, tokenizer: None };
+    let own = counting_tokenizer(&req, &bundle).map(|(name, _)| name);
+    assert_eq!(own.as_deref(), Some("tokenizer.json.gz"));
+    let chosen = Request { tokenizer: Some("t.json".into()), ..req.clone() };
+    assert!(counting_tokenizer(&chosen, &bundle).is_none());
+    assert!(counting_tokenizer(&Request { model: None, ..req.clone() }, &bundle).is_none());
+    let mut session = Session::default();
+    let first = session.run(&req, Files { model: &bundle, ..Files::default() }, &mut |_| {}).unwrap();
+    params.encodings.d = 6;
+    let live = Request { id: 2, params, reuse_geometry: true, ..req.clone() };
+    let updated = session.run(&live, Files::default(), &mut |_| {}).expect("a live update after a model run");
+    assert_eq!(updated.report.tokenizer_file, first.report.tokenizer_file);
+    assert_eq!(updated.report.top_tokens[0][0].0, "[CLS]");
+    assert_eq!(updated.report.encodings["random"].dim, 6);
+    assert_eq!(updated.report.encodings["layer:2"], first.report.encodings["layer:2"]);
+}
