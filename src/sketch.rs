@@ -45,8 +45,12 @@ pub mod blanks_as_null {
 
     /// Each `null` as NaN.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
-        let v: Vec<Option<f32>> = Vec::deserialize(d)?;
-        Ok(v.into_iter().map(|x| x.unwrap_or(f32::NAN)).collect())
+        Vec::deserialize(d).map(blanks)
+    }
+
+    /// The values read, each `None` (a `null`) as NaN.
+    fn blanks(v: Vec<Option<f32>>) -> Vec<f32> {
+        v.into_iter().map(|x| x.unwrap_or(f32::NAN)).collect()
     }
 
     /// [`blanks_as_null`] for each value of a map (`#[serde(with = "blanks_as_null::map")]`).
@@ -71,7 +75,7 @@ pub mod blanks_as_null {
         /// Each value's `null`s as NaN.
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<f32>>, D::Error> {
             let m: BTreeMap<String, Vec<Option<f32>>> = BTreeMap::deserialize(d)?;
-            Ok(m.into_iter().map(|(k, v)| (k, v.into_iter().map(|x| x.unwrap_or(f32::NAN)).collect())).collect())
+            Ok(m.into_iter().map(|(k, v)| (k, super::blanks(v))).collect())
         }
     }
 }
