@@ -5,7 +5,7 @@ Same inputs and outputs; what it does with more care:
 
 - counting: the file decoded and lowercased once, token ids in one generator pass (faster
   here than `dict.fromkeys` and a second pass), positions and the length histogram by numpy;
-- SMACOF: SPEC §5's rule (stop once an iteration lowers σ by less than 1e-6, absolute, or
+- SMACOF: docs/MATH.md §5's rule (stop once an iteration lowers σ by less than 1e-6, absolute, or
   when σ stops decreasing; cap 500), as posgeo runs it, instead of the older relative rule;
 - monotonicity: the triples' "closer" masks are built once and shared by every matrix, and
   anchors are compared in blocks (one broadcast per block instead of per anchor).

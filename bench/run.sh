@@ -3,8 +3,9 @@
 # (bench/baseline.py) and a careful one (bench/careful.py), per stage, on an IMDB-sized and an SST-2-sized corpus generated
 # reproducibly by bench/make_corpora.py and an IMDB-sized one of real prose (bench/stitch_corpus.py); plus the eigensolvers (faer vs nalgebra), an
 # n = 2048 run and an n = 4096 run at the defaults (time and peak memory). Writes
-# bench-data/results.md and the current table of docs/PERFORMANCE.md (between its bench/run.sh
-# markers). Needs numpy and scipy (installed with pip).
+# bench-data/results.md, whose figures docs/PERFORMANCE.md's "Current figures" table takes (that
+# page no longer has the bench/run.sh markers the last step below fills, so the step leaves it
+# as it is). Needs numpy and scipy (installed with pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c "import numpy, scipy" 2>/dev/null || python3 -m pip install -q numpy scipy
@@ -80,11 +81,11 @@ for r in rows:
         lines.append(f"| synth n={r['n']}, CLI end to end, the defaults ({cores}; SMACOF {r['smacof'][0]} iterations, {r['smacof'][1]}; peak {r['peak_mb']:.0f} MB) | {r['n']} | 2000 | total | {r['total']:.2f} | | | | |")
 open("bench-data/results.md", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
-# The current table of docs/PERFORMANCE.md, between its markers: date, machine, this run.
-import datetime, os, platform, re
+# docs/PERFORMANCE.md between its bench/run.sh markers, if it has them: date, machine, this run.
+import os, platform, re
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
 mem = next((int(l.split()[1]) // 1024 // 1024 for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
-head = (f"Measured {datetime.date.today().isoformat()} by `bash bench/run.sh` on {os.cpu_count()} cores of {cpu}, "
+head = (f"Measured by `bash bench/run.sh` on {os.cpu_count()} cores of {cpu}, "
         f"{mem} GiB; every ratio is posgeo (release) against the numpy/scipy baselines in the same run: the straightforward "
         f"one (bench/baseline.py) and the careful one (bench/careful.py).")
 block = "<!-- bench/run.sh:begin -->\n" + head + "\n\n" + "\n".join(lines) + "\n<!-- bench/run.sh:end -->"

@@ -4,7 +4,7 @@ Apache-2.0): the model's tokenizer.json and its 512x384 learned position table
 (embeddings.position_embeddings.weight, float32, as a NumPy .npy), both gzip-compressed, plus
 the license. Only the standard library is used (the safetensors file is sliced by its header).
 
-With --weights it also writes the whole model for the "inside the model" analysis (SPEC §9):
+With --weights it also writes the whole model for the "inside the model" analysis (docs/MATH.md §14):
 config.json, model.safetensors (90,868,376 bytes, F32) and tokenizer.json, each checked
 against its SHA-256. git ignores these three; the built site carries them (Trunk copies
 www/models/), and scripts/setup.sh runs this when they are missing.

@@ -1,4 +1,4 @@
-//! Stage 5 — **the encodings compared** (SPEC §5 in `docs/MATH.md`). Each gives n position
+//! Stage 5 — **the encodings compared** (`docs/MATH.md` §5). Each gives n position
 //! vectors p_0 … p_{n−1}; their Euclidean distances δ_ij = ‖p_i − p_j‖₂ are what the stress
 //! stage compares with the corpus metric D.
 //!
@@ -50,7 +50,7 @@ pub enum EncodingKind {
     Smacof,
     /// A user-supplied table.
     Learned,
-    /// A model layer's centroid or residual (SPEC §9; [`crate::analysis::layers`]).
+    /// A model layer's centroid or residual (docs/MATH.md §14; [`crate::analysis::layers`]).
     Layer,
 }
 
@@ -92,7 +92,7 @@ impl EncodingKind {
     }
 }
 
-/// Parameters of the encodings (SPEC defaults via [`Default`]).
+/// Parameters of the encodings (docs/MATH.md §5's defaults via [`Default`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EncodingParams {

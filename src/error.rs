@@ -56,10 +56,13 @@ pub enum PosgeoError {
     /// A model tokenizer file that cannot be used (it names the file and what was found).
     #[error("tokenizer {0}")]
     BadTokenizer(String),
-    /// A model folder (config.json, model.safetensors) that cannot be run (SPEC §9); the
+    /// A model folder (config.json, model.safetensors) that cannot be run (docs/MATH.md §14); the
     /// message names the file and what was found.
     #[error("model: {0}")]
     BadModel(String),
+    /// The learning experiment cannot run or a run failed (docs/MATH.md §16).
+    #[error("learning: {0}")]
+    Learn(String),
     /// The eigensolver failed to converge.
     #[error("the eigensolver did not converge")]
     Eigen,

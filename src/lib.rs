@@ -13,7 +13,7 @@
 //!   summarises them (the JSON schema and the text both front-ends show); [`points`] is the one
 //!   configuration type; [`options`] declares every option once; [`synth`] makes the built-in
 //!   corpus; [`tables`] reads learned position tables; [`model`] runs a BERT-family encoder
-//!   and turns its layers into configurations (SPEC §9, measured by
+//!   and turns its layers into configurations (docs/MATH.md §14, measured by
 //!   [`analysis::layers`]; encodings given from outside in [`analysis::extra`]); [`error`]
 //!   holds the one error type.
 //! * **Drawing** ([`charts`]): every chart, generic over plotters' backends.
@@ -29,6 +29,7 @@ pub mod corpus;
 pub mod counts;
 pub mod encodings;
 pub mod error;
+pub mod learn;
 pub mod limits;
 pub mod mds;
 pub mod metric;

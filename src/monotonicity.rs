@@ -1,4 +1,4 @@
-//! Stage 7 — **monotonicity in sequence order** (SPEC §7 in `docs/MATH.md`): does the
+//! Stage 7 — **monotonicity in sequence order** (`docs/MATH.md` §7): does the
 //! distance between positions grow with their separation?
 //!
 //! Over all triples (i, j, k) of distinct positions with |i − j| < |i − k|, a violation is

@@ -23,6 +23,8 @@ pub enum Affects {
     Encodings,
     /// The synthetic corpus itself.
     Corpus,
+    /// The learning experiment (docs/MATH.md §16) only.
+    Learning,
 }
 
 /// One allowed value of a choice option.
@@ -55,6 +57,8 @@ pub enum Domain {
     Switch,
     /// On, off or the default (`--x` / `--no-x`).
     Tristate,
+    /// Any non-empty subset of these, written comma-separated.
+    Set(&'static [Choice]),
 }
 
 /// A parsed option value.
@@ -72,6 +76,8 @@ pub enum Value {
     Bool(bool),
     /// [`Domain::Tristate`].
     OptBool(Option<bool>),
+    /// [`Domain::Set`]: bit k for the set's k-th choice.
+    Set(&'static [Choice], u64),
 }
 
 impl Value {
@@ -86,6 +92,10 @@ impl Value {
             Value::Choice(v) => v.to_string(),
             Value::Bool(v) => v.to_string(),
             Value::OptBool(v) => v.map_or(String::new(), |v| v.to_string()),
+            Value::Set(choices, bits) => {
+                let on = choices.iter().enumerate().filter(|(k, _)| bits >> k & 1 == 1);
+                on.map(|(_, c)| c.value).collect::<Vec<_>>().join(",")
+            }
         }
     }
 }
@@ -144,6 +154,7 @@ impl Domain {
             Domain::Tristate => {
                 Value::OptBool(Some(parse_bool(t).ok_or_else(|| bad(name, format!("{text:?} is not true/false")))?))
             }
+            Domain::Set(choices) => Value::Set(choices, parse_set(name, choices, t)?),
         };
         self.check(name, value)?;
         Ok(value)
@@ -166,6 +177,7 @@ impl Domain {
                     return Err(bad(name, self.rule()));
                 }
             }
+            (Domain::Set(_), Value::Set(_, 0)) => return Err(bad(name, self.rule())),
             _ => {}
         }
         Ok(())
@@ -186,8 +198,27 @@ impl Domain {
             }
             Domain::Choice(c) => format!("one of {}", c.iter().map(|c| c.value).collect::<Vec<_>>().join(", ")),
             Domain::Switch | Domain::Tristate => "true or false".into(),
+            Domain::Set(c) => {
+                format!("one or more of {} (comma-separated)", c.iter().map(|c| c.value).collect::<Vec<_>>().join(", "))
+            }
         }
     }
+}
+
+/// A comma-separated subset of `choices` as bits (`all` for every one).
+fn parse_set(name: &'static str, choices: &'static [Choice], t: &str) -> Result<u64> {
+    if t == "all" {
+        return Ok((1u64 << choices.len()) - 1);
+    }
+    let mut bits = 0u64;
+    for part in t.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let k = choices.iter().position(|c| c.value == part || c.cli == part).ok_or_else(|| {
+            let all: Vec<&str> = choices.iter().map(|c| c.value).collect();
+            bad(name, format!("{part:?} is not one of {}", all.join(", ")))
+        })?;
+        bits |= 1 << k;
+    }
+    Ok(bits)
 }
 
 fn parse_bool(t: &str) -> Option<bool> {
@@ -244,6 +275,12 @@ fn choice_of(v: Value) -> &'static str {
     match v {
         Value::Choice(c) => c,
         _ => "",
+    }
+}
+fn set_bits(v: Value) -> u64 {
+    match v {
+        Value::Set(_, bits) => bits,
+        _ => 0,
     }
 }
 fn u(x: usize) -> Value {
@@ -318,7 +355,9 @@ impl Group {
     }
 }
 
+mod learn;
 mod tables;
+pub use learn::{LEARN, SIGNALS};
 pub use tables::{markdown_table, ANALYSIS, SYNTH};
 
 #[cfg(test)]

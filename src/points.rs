@@ -1,7 +1,7 @@
 //! **Points**: n positions in `dim` dimensions, row-major — the one matrix type of every
 //! configuration in the pipeline (the PMDS coordinates X = V·diag(√λ) of [`crate::mds`],
 //! every encoding of [`crate::encodings`], a learned table), and their Euclidean distances
-//! δ_ij = ‖p_i − p_j‖₂ (SPEC §5).
+//! δ_ij = ‖p_i − p_j‖₂ (docs/MATH.md §5).
 
 use crate::metric::{upper_gram, DistanceMatrix};
 use faer::{MatMut, MatRef};

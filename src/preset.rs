@@ -24,7 +24,7 @@ pub const TOKENIZER_FILE: &str = "tokenizer.json.gz";
 /// Its learned position table (512×384, float32 .npy), gzip-compressed.
 pub const TABLE_FILE: &str = "position_embeddings.npy.gz";
 /// The whole model (config.json, model.safetensors, tokenizer.json.gz), fetched only when
-/// asked: its layers' geometry (SPEC §9). Not in git: `scripts/minilm.py --weights` writes it.
+/// asked: its layers' geometry (docs/MATH.md §14). Not in git: `scripts/minilm.py --weights` writes it.
 pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", TOKENIZER_FILE];
 /// The size of the whole model's files, shown before they are fetched.
 pub const MODEL_BYTES: f64 = 91_060_000.0;

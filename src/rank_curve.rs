@@ -1,7 +1,7 @@
 //! The **rank curve**: how the stress of the low-rank PMDS configuration X_r (the first r
 //! columns of X = V·diag(√λ), the paper's Algorithm 1 and the low-rank factorisation
 //! P ≈ U_r·W_r with r(n+d) parameters) falls with r — raw stress σ and scale-optimal σ*
-//! (SPEC §6, the paper's Eq. 4) of X_r for r = 1, 2, … (the ranks of [`rank_grid`]).
+//! (docs/MATH.md §6, the paper's Eq. 4) of X_r for r = 1, 2, … (the ranks of [`rank_grid`]).
 //!
 //! Incremental in r: δ²_ij(r) = δ²_ij(r−1) + (x_ir − x_jr)², so every rank costs O(n²).
 //! Two passes over the pairs: the first sums Σδ², ΣδD and Σ(δ − D)² at each rank, which give

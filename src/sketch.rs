@@ -2,7 +2,7 @@
 //! Shepard pairs (D_ij, a*·δ_ij) and the block means of a*·δ on the corpus's grid.
 //!
 //! An analysis does not keep δ itself (an n×n matrix per encoding: 134 MB each at
-//! n = 4096). Each encoding's δ is computed once, read by the stress measures (SPEC §6–§7)
+//! n = 4096). Each encoding's δ is computed once, read by the stress measures (docs/MATH.md §6–§7)
 //! and summarised here, then dropped; [`crate::encodings::Encoding::distances`] computes it
 //! again from the configuration when a caller needs it whole.
 //!

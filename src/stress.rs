@@ -1,5 +1,5 @@
 //! Stage 6 — **stress**: how faithfully an encoding's distances δ reproduce the corpus
-//! metric D (SPEC §6 in `docs/MATH.md`; the paper's Eq. 4). All sums run over pairs i < j.
+//! metric D (`docs/MATH.md` §6; the paper's Eq. 4). All sums run over pairs i < j.
 //!
 //! * Raw stress σ(P) = Σ (δ_ij − D_ij)² / Σ D_ij².
 //! * Scale-optimal stress σ*(P) = min_{a≥0} Σ (a·δ_ij − D_ij)² / Σ D_ij²

@@ -1,4 +1,4 @@
-//! The **synthetic corpus** (SPEC §8 in `docs/MATH.md`), the explorer's built-in default.
+//! The **synthetic corpus** (`docs/MATH.md` §8), the explorer's built-in default.
 //!
 //! K latent regimes, each a Dirichlet(β) distribution over a vocabulary of V tokens
 //! `w0 … w{V−1}` (drawn as normalised Gamma(β, 1) variates). Position i draws its token from

@@ -1,7 +1,7 @@
 //! **What classical MDS does not optimise**: the three-point example (the lecture's last step).
 //!
-//! Classical MDS (the paper's Algorithm 1, SPEC §4) minimises the error of the Gram matrix
-//! B = −½ J D∘D J ("strain"), not the stress σ of the paper's Eq. 4 (SPEC §6). The smallest
+//! Classical MDS (the paper's Algorithm 1, docs/MATH.md §4) minimises the error of the Gram matrix
+//! B = −½ J D∘D J ("strain"), not the stress σ of the paper's Eq. 4 (docs/MATH.md §6). The smallest
 //! case shows the difference: three points at mutual distance 1 (an equilateral triangle)
 //! placed on a line.
 //!

@@ -1,4 +1,4 @@
-//! A model's layers (SPEC §9) against an independent float64 numpy forward pass,
+//! A model's layers (docs/MATH.md §14) against an independent float64 numpy forward pass,
 //! `tests/reference/bert_ref.py`, itself checked first against published numbers (the
 //! sentence-transformers semantic-search example of all-MiniLM-L6-v2): every layer's hidden
 //! states, and every layer row's numbers in the CLI's JSON, agree to 1e-4, in both modes, for

@@ -1,4 +1,4 @@
-//! Bad model folders (SPEC §9) get a message naming the defect: an unsupported config, a
+//! Bad model folders (docs/MATH.md §14) get a message naming the defect: an unsupported config, a
 //! config and weights that disagree (a wrong shape, missing tensors), a tokenizer whose ids
 //! exceed the model's vocabulary, a truncated checkpoint, and a model too large for the memory
 //! budget (refused before its weights are read).

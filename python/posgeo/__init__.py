@@ -89,7 +89,7 @@ def stress(config, D, *, pmds=None, distances=None):
 
 
 def positional_centroids(hidden_states, input_ids, attention_mask, mode="condition", n=None, min_support=5):
-    """SPEC §9's positional centroids of hidden states computed anywhere.
+    """docs/MATH.md §14's positional centroids of hidden states computed anywhere.
 
     ``hidden_states``: what 🤗 transformers returns with ``output_hidden_states=True`` (a
     sequence of per-layer (S, T, H) arrays or tensors) or one (L+1, S, T, H) array.

@@ -1,4 +1,4 @@
-//! The encodings stage (SPEC §5–§6): every built-in encoding and each learned table, its
+//! The encodings stage (docs/MATH.md §5–§6): every built-in encoding and each learned table, its
 //! distances δ, its stress against D (the paper's Eq. 4) and its Procrustes alignment onto
 //! the PMDS coordinates; live updates reuse the configurations whose parameters did not change.
 

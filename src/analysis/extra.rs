@@ -1,6 +1,6 @@
 //! **Encodings given from outside** (the Python package's `extra_encodings`: a table held in
-//! memory, or the positional centroids of hidden states another framework computed, SPEC §9).
-//! Each is an n′×k configuration measured exactly as every other encoding (SPEC §6–§7:
+//! memory, or the positional centroids of hidden states another framework computed, docs/MATH.md §14).
+//! Each is an n′×k configuration measured exactly as every other encoding (docs/MATH.md §6–§7:
 //! δ, σ, σ*, a*, Spearman ρ, monotonicity, Procrustes): against D and the PMDS coordinates
 //! restricted to its first min(n′, n) positions, as the layer rows are (rows past n are
 //! dropped, as a learned table's are).

@@ -1,4 +1,4 @@
-//! **Layers are encodings** (SPEC §9): each layer ℓ of a model gives two configurations of
+//! **Layers are encodings** (docs/MATH.md §14): each layer ℓ of a model gives two configurations of
 //! the positions 0..n_L — `layer:ℓ` (the positional centroid) and `layer-residual:ℓ` (the
 //! content-removed centroid, [`crate::model::centroids`]) — measured like every other encoding
 //! (σ, σ*, a*, Spearman, monotonicity, Procrustes) against D restricted to those positions,
@@ -41,7 +41,7 @@ pub fn layer_key(layer: usize, residual: bool) -> String {
     }
 }
 
-/// The sequences a model reads (SPEC §9): the first `layer_sequences` of the corpus that
+/// The sequences a model reads (docs/MATH.md §14): the first `layer_sequences` of the corpus that
 /// have tokens, as the model's tokenizer counts them, and the plan over them for a corpus of
 /// `n` positions.
 pub fn plan<S: AsRef<str>>(

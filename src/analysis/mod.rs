@@ -1,5 +1,5 @@
 //! The **pipeline**: corpus → counts → distances → spectrum → encodings → stress, in the
-//! linfa style: [`AnalysisParams`] (validated options with SPEC defaults) →
+//! linfa style: [`AnalysisParams`] (validated options with docs/MATH.md §10's defaults) →
 //! [`analyze`] → [`Analysis`] (every intermediate, typed) → [`crate::report::Report`] (the serialisable
 //! summary shared by `posgeo analyze --json` and the browser's JSON export, in
 //! [`crate::report`]).
@@ -17,7 +17,7 @@ use crate::metric::{DistanceMatrix, Metric};
 use crate::stress::StressReport;
 use serde::{Deserialize, Serialize};
 
-/// Every option of an analysis, with SPEC defaults.
+/// Every option of an analysis, with docs/MATH.md §10's defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AnalysisParams {
@@ -51,7 +51,7 @@ pub struct AnalysisParams {
     pub energy: f64,
     /// Encoding parameters.
     pub encodings: EncodingParams,
-    /// With a model: the first S sequences its layers read (SPEC §9; 256).
+    /// With a model: the first S sequences its layers read (docs/MATH.md §14; 256).
     pub layer_sequences: usize,
 }
 
@@ -83,7 +83,7 @@ impl AnalysisParams {
         let model = self.tokenizer == TokenizerKind::Model;
         Tokenizer {
             kind: self.tokenizer,
-            // A model's normaliser decides case (SPEC §1).
+            // A model's normaliser decides case (docs/MATH.md §1).
             lowercase: !model && self.lowercase.unwrap_or(self.tokenizer.lowercase_by_default()),
             bos: self.bos,
             model: self.model.clone().filter(|_| model),
@@ -116,7 +116,7 @@ pub enum Stage {
     Encodings,
     /// Stress and monotonicity.
     Stress,
-    /// A model's forward pass over its sequences (SPEC §9; only with a model).
+    /// A model's forward pass over its sequences (docs/MATH.md §14; only with a model).
     Layers,
 }
 
@@ -225,7 +225,7 @@ pub struct Analysis {
     /// The first [`EXAMPLE_SEQUENCES`] sequences as the counted tokens (at most
     /// [`EXAMPLE_TOKENS`] each), for showing what stands at each position.
     pub examples: Vec<Vec<String>>,
-    /// The model whose layers are among the encodings (SPEC §9), when one was run.
+    /// The model whose layers are among the encodings (docs/MATH.md §14), when one was run.
     pub layers: Option<LayersInfo>,
 }
 

@@ -1,5 +1,5 @@
 //! The pipeline after counting in two steps, so that a caller can have the encodings'
-//! measures (SPEC §6–§7: δ, stress, Spearman, monotonicity, Procrustes) made elsewhere —
+//! measures (docs/MATH.md §6–§7: δ, stress, Spearman, monotonicity, Procrustes) made elsewhere —
 //! the page hands them to its helper workers — while it computes the corpus's own
 //! monotonicity and rank curve. [`stage`] runs counts → D → spectrum → encodings;
 //! [`Staged::finish`] measures whatever was not measured elsewhere and completes the

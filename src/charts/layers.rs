@@ -1,4 +1,4 @@
-//! **Stress across a model's layers** (the paper's BERT chart, SPEC §9): σ* (or raw σ) of the
+//! **Stress across a model's layers** (the paper's BERT chart, docs/MATH.md §14): σ* (or raw σ) of the
 //! positional centroid `layer:ℓ` and of the content-removed centroid `layer-residual:ℓ`
 //! against ℓ = 0 … L, with the encodings a model is *given* as horizontal reference lines: the
 //! fixed ones (sinusoidal, RoPE, ALiBi) and its own learned position table(s).

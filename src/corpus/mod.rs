@@ -1,5 +1,4 @@
-//! Stage 1 — **corpus input**: bytes → a list of sequences (SPEC §1 of the project docs,
-//! `docs/MATH.md`).
+//! Stage 1 — **corpus input**: bytes → a list of sequences (`docs/MATH.md` §1).
 //!
 //! * Plain text: one sequence per non-empty line; a trailing `\r` is dropped. A line is
 //!   "non-empty" when it holds at least one character after the `\r` is dropped.

@@ -1,4 +1,4 @@
-//! The `whitespace` tokenizer's split (SPEC §1): the tokens of `str::split_whitespace`, the
+//! The `whitespace` tokenizer's split (docs/MATH.md §1): the tokens of `str::split_whitespace`, the
 //! runs of characters between Unicode `White_Space` characters, found 64 bytes at a time.
 //!
 //! Each 64-byte block of a sequence gets a mask, bit j set when byte j belongs to a

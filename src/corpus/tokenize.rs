@@ -1,4 +1,4 @@
-//! Sequences → tokens (SPEC §1).
+//! Sequences → tokens (docs/MATH.md §1).
 //!
 //! * `whitespace`: the tokens of `str::split_whitespace` (found by [`super::split`]).
 //! * `words` (default): Unicode word boundaries, UAX #29 (`unicode_words`; ASCII text by
@@ -48,7 +48,7 @@ impl TokenizerKind {
         }
     }
 
-    /// SPEC default for the lowercase switch.
+    /// The lowercase switch's default (docs/MATH.md §1).
     pub fn lowercase_by_default(self) -> bool {
         !matches!(self, TokenizerKind::Chars | TokenizerKind::Model)
     }

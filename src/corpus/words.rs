@@ -1,4 +1,4 @@
-//! The `words` tokenizer on ASCII text (SPEC §1): the tokens `unicode_words` (UAX #29 word
+//! The `words` tokenizer on ASCII text (docs/MATH.md §1): the tokens `unicode_words` (UAX #29 word
 //! boundaries) gives an ASCII string, found 64 bytes at a time by [`super::split`]'s walk.
 //!
 //! On ASCII text UAX #29 reduces to (the `unicode-segmentation` crate's own ASCII path):

@@ -1,4 +1,4 @@
-//! Stage 2 — **positional distributions** μ_i (SPEC §2 in `docs/MATH.md`; the paper's
+//! Stage 2 — **positional distributions** μ_i (`docs/MATH.md` §2; the paper's
 //! positional measure, §3).
 //!
 //! * `max_len` caps the positions considered. In `pad` mode positions are further capped at

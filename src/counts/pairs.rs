@@ -1,4 +1,4 @@
-//! Sorted cells (SPEC §2): the (position, type) counts c_i(w) of a
+//! Sorted cells (docs/MATH.md §2): the (position, type) counts c_i(w) of a
 //! [`CountsTable`](super::table::CountsTable), sorted by the key `position << 32 | type id`,
 //! merged ([`merge_sorted`], [`merge_into`]: counts of equal keys added), and a position's
 //! counters read back in id order through a bitmap of the types seen ([`drain_set_bits`]).

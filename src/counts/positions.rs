@@ -1,4 +1,4 @@
-//! Counting the cells c_i(w) (SPEC §2) position by position, from token ids already read:
+//! Counting the cells c_i(w) (docs/MATH.md §2) position by position, from token ids already read:
 //! one pass groups the tokens by position, a second counts each position's tokens. The
 //! one-thread count ([`super::tally`], the browser's) and the every-core count
 //! ([`super::parallel`], one range of positions per thread) both count this way.

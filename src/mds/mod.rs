@@ -1,5 +1,5 @@
 //! Stage 4 — **classical MDS** of the distance matrix: the paper's Algorithm 1, "PMDS"
-//! (SPEC §4 in `docs/MATH.md`).
+//! (`docs/MATH.md` §4).
 //!
 //! * B = −½ J (D∘D) J, J = I − 11ᵀ/n (double centring). For the Hellinger chord, B is the
 //!   centred Gram matrix of the rows √μ_i, so it is positive semi-definite up to round-off.

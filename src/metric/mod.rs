@@ -1,4 +1,4 @@
-//! Stage 3 — **distances between positions** (SPEC §3 in `docs/MATH.md`; the paper's
+//! Stage 3 — **distances between positions** (`docs/MATH.md` §3; the paper's
 //! Eq. 3).
 //!
 //! * Hellinger chord (default): D_ij = ‖√μ_i − √μ_j‖₂ = sqrt(max(0, 2 − 2·BC_ij)) with the

@@ -1,4 +1,4 @@
-//! SPEC §9's **positional centroids** of a model's layers, from sums that one pass over the
+//! docs/MATH.md §14's **positional centroids** of a model's layers, from sums that one pass over the
 //! batches accumulates (and that add across batches, so helpers can share the pass):
 //!
 //! * K_i — the sequences counted at position i (condition: those longer than i; pad: all S);

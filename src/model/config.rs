@@ -1,4 +1,4 @@
-//! A model's `config.json` (SPEC §9): the fields the BERT forward pass reads, each checked,
+//! A model's `config.json` (docs/MATH.md §14): the fields the BERT forward pass reads, each checked,
 //! and a refusal naming what the file says for anything the pass does not run.
 //!
 //! | field | use | default |

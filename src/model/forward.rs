@@ -1,4 +1,4 @@
-//! The **BERT forward pass** of SPEC §9 (Hugging Face's `BertModel`, in f32), keeping every
+//! The **BERT forward pass** of docs/MATH.md §14 (Hugging Face's `BertModel`, in f32), keeping every
 //! hidden state h⁰ … h^L, over candle's tensors and its `Embedding`, `Linear` and `LayerNorm`
 //! layers. For a batch of B sequences padded to T tokens under a mask m ∈ {0, 1}^{B×T}:
 //!

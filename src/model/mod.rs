@@ -1,4 +1,4 @@
-//! **A model's layers** (SPEC §9): what a trained encoder does with position, layer by layer.
+//! **A model's layers** (docs/MATH.md §14): what a trained encoder does with position, layer by layer.
 //!
 //! A model is `config.json` ([`config`]), `model.safetensors` ([`weights`]) and the
 //! tokenizer.json that counts the corpus. [`forward`] runs Hugging Face's `BertModel` in f32

@@ -1,4 +1,4 @@
-//! A model's `model.safetensors` (SPEC §9): every tensor [`BertConfig::tensors`] names, found
+//! A model's `model.safetensors` (docs/MATH.md §14): every tensor [`BertConfig::tensors`] names, found
 //! with or without a `bert.` prefix, checked against the shape the config implies, and widened
 //! to f32 (F32, F16 and BF16 are read; the pass computes in f32). The file's own structure is
 //! checked first by the `safetensors` crate (the checks of learned tables: offsets, lengths,

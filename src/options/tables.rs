@@ -165,7 +165,7 @@ pub static ANALYSIS: &[OptSpec<AnalysisParams>] = &[
         url: "layer_sequences",
         control: "opt-layer_sequences",
         label: "model: sequences read",
-        help: "with a model: the first S sequences it reads for its layers' centroids (SPEC §9)",
+        help: "with a model: the first S sequences it reads for its layers' centroids (docs/MATH.md §14)",
         affects: GEO,
         domain: at_least(1),
         get: |p: &A| u(p.layer_sequences),
@@ -381,6 +381,7 @@ pub fn markdown_table() -> String {
                 Affects::Geometry => "geometry",
                 Affects::Encodings => "encodings only",
                 Affects::Corpus => "synthetic corpus",
+                Affects::Learning => "learning",
             };
             s.push_str(&format!(
                 "| `{}` | {flag} | `{}` | `{default}` | {} | {affects} | {} |\n",
@@ -393,5 +394,6 @@ pub fn markdown_table() -> String {
     }
     rows(&mut s, ANALYSIS, &AnalysisParams::default(), "");
     rows(&mut s, SYNTH, &SynthParams::default(), "synth ");
+    rows(&mut s, super::LEARN, &crate::learn::LearnParams::default(), "train ");
     s
 }

@@ -1,10 +1,10 @@
-//! SPEC §6–§7 and §9 on arrays computed anywhere:
+//! docs/MATH.md §6–§7 and §14 on arrays computed anywhere:
 //!
 //! * [`stress`] — the measures of a configuration (n×k points, or an n×n distance matrix δ)
 //!   against a corpus metric D: σ, σ*, a*, Spearman ρ, monotonicity and the Procrustes
 //!   residual (onto the given PMDS coordinates, else the first min(r_τ, 16) of D's own classical
 //!   MDS — what the pipeline aligns onto at its defaults);
-//! * [`positional_centroids`] — SPEC §9's `layer:ℓ` and `layer-residual:ℓ` of hidden states
+//! * [`positional_centroids`] — docs/MATH.md §14's `layer:ℓ` and `layer-residual:ℓ` of hidden states
 //!   (L+1 arrays S×T×H), with the sequences given by `input_ids` and a right-padded
 //!   `attention_mask` (mode `condition`: each sequence's own tokens; `pad`: every position with
 //!   its id).
@@ -152,7 +152,7 @@ fn sequences(ids: &PyReadonlyArray2<'_, i64>, mask: &PyReadonlyArray2<'_, i64>, 
     Ok(out)
 }
 
-/// SPEC §9's centroids and residuals of `hidden` (one S×T×H float32 array per layer).
+/// docs/MATH.md §14's centroids and residuals of `hidden` (one S×T×H float32 array per layer).
 #[pyfunction]
 #[pyo3(signature = (hidden, input_ids, attention_mask, mode, n, min_support))]
 #[allow(clippy::type_complexity)] // (n_L, centroids, residuals), one array per layer

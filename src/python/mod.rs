@@ -8,8 +8,8 @@
 //!   defaults and help for the keyword arguments;
 //! * [`run::analyze`] / [`run::count`] — a corpus (a path, or an iterator of strings streamed
 //!   in batches as the CLI streams a file) → [`report::PyReport`] / [`report::PyCounts`];
-//! * [`measures::stress`] — SPEC §6–§7's measures of any configuration against any D;
-//! * [`measures::positional_centroids`] — SPEC §9's centroids of hidden states computed
+//! * [`measures::stress`] — docs/MATH.md §6–§7's measures of any configuration against any D;
+//! * [`measures::positional_centroids`] — docs/MATH.md §14's centroids of hidden states computed
 //!   anywhere (🤗 transformers' `output_hidden_states`).
 //!
 //! Errors become the package's exceptions ([`errors`]) with the CLI's messages; nothing panics

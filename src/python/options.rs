@@ -21,6 +21,7 @@ pub fn option_table() -> Vec<(String, String, String, String, Vec<String>)> {
                 Domain::Choice(c) => ("str", c.iter().map(|c| c.value.to_string()).collect()),
                 Domain::Switch => ("bool", Vec::new()),
                 Domain::Tristate => ("bool or None", Vec::new()),
+                Domain::Set(c) => ("str (comma-separated)", c.iter().map(|c| c.value.to_string()).collect()),
             };
             (o.name.to_string(), o.text(&defaults), o.help.to_string(), kind.to_string(), choices)
         })

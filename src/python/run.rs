@@ -134,7 +134,7 @@ fn call_params(options: Option<&Bound<'_, PyDict>>, tokenizer_file: Option<&Path
 }
 
 /// The whole pipeline on a corpus (see the module docs); `model` is a folder of a BERT-family
-/// encoder whose layers become rows (SPEC §9).
+/// encoder whose layers become rows (docs/MATH.md §14).
 #[pyfunction]
 #[pyo3(signature = (source, options, layout, learned, model, tokenizer_file, extra, progress))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of `posgeo.analyze`

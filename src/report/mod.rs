@@ -90,7 +90,7 @@ pub struct Report {
     pub pmds_coordinates: Vec<Vec<f64>>,
     /// Options used.
     pub params: AnalysisParams,
-    /// The model whose layers are rows `layer:ℓ` and `layer-residual:ℓ` (SPEC §9).
+    /// The model whose layers are rows `layer:ℓ` and `layer-residual:ℓ` (docs/MATH.md §14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layers: Option<crate::analysis::LayersInfo>,
     /// The distance matrix, under the metric's name (`hellinger`, …), with `--matrix`.

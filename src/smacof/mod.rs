@@ -1,10 +1,10 @@
-//! Metric MDS by **SMACOF** — the `smacof` encoding of SPEC §5, minimising raw stress σ
-//! (SPEC §6, the paper's Eq. 4) from the PMDS start X_d.
+//! Metric MDS by **SMACOF** — the `smacof` encoding of docs/MATH.md §5, minimising raw stress σ
+//! (docs/MATH.md §6, the paper's Eq. 4) from the PMDS start X_d.
 //!
 //! Iteration (unit weights): X ← (1/n)·B(X)·X with B_ij = −D_ij/δ_ij (i ≠ j, δ_ij > 0, else 0)
 //! and B_ii = −Σ_{j≠i} B_ij. Each step never raises σ (the majorisation inequality).
 //!
-//! **Stopping rule** (SPEC §5, the rule of R's `smacof`, the reference implementation): stop
+//! **Stopping rule** (docs/MATH.md §5, the rule of R's `smacof`, the reference implementation): stop
 //! after the first iteration that lowers σ by less than [`SMACOF_TOL`] = 1e-6, absolute (σ is
 //! already normalised by Σ D²), keeping that iteration's configuration
 //! ([`SmacofStop::Tolerance`]); stop when σ no longer decreases, keeping the better

@@ -1,4 +1,4 @@
-//! **Learned position tables** for the `learned` encoding (SPEC §5 in `docs/MATH.md`): the
+//! **Learned position tables** for the `learned` encoding (`docs/MATH.md` §5): the
 //! rows p_0, p_1, … of a model's position-embedding matrix, read from
 //!
 //! * text or CSV: one row per line, numbers separated by commas or white space;

@@ -34,7 +34,7 @@ struct SliceJob {
     params: AnalysisParams,
     tokenizer: Option<String>,
     /// The first sequences kept as text ([`crate::web::protocol::kept`]): the examples', or
-    /// a model's `layer_sequences` (SPEC §9).
+    /// a model's `layer_sequences` (docs/MATH.md §14).
     keep: usize,
 }
 

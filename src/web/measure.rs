@@ -1,6 +1,6 @@
 //! The encodings measured by helper workers (wasm32 only). After counting, a run's
 //! stress stage — each encoding's δ, stress, Spearman ρ, monotonicity and Procrustes
-//! alignment (SPEC §6–§7) — is the longest part the worker does alone. When helpers are
+//! alignment (docs/MATH.md §6–§7) — is the longest part the worker does alone. When helpers are
 //! already up (they counted the upload) or n is large, the worker that runs the job sends
 //! each helper a contiguous share of the pending encodings with D (its pairs and their ranks,
 //! as the measures read it) and the PMDS coordinates (postcard bytes, transferred); helpers

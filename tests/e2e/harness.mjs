@@ -17,7 +17,7 @@ export function cli(args, input) {
 
 /** The page's stress table ({@link table}) equals the CLI report's numbers (1e-9 relative).
  * A model's layer rows (`layer:ℓ`, `layer-residual:ℓ`) come from f32 forward passes whose
- * matrix kernels differ between wasm and native: they agree to `layerTol` (absolute; SPEC §9
+ * matrix kernels differ between wasm and native: they agree to `layerTol` (absolute; docs/MATH.md §14
  * asks 1e-4 of each against an f64 computation). */
 export function assertSameNumbers(shown, report, layerTol = 1e-4) {
   assert.deepEqual(Object.keys(shown).sort(), Object.keys(report.encodings).sort());

@@ -1,4 +1,4 @@
-// End-to-end tests of "Inside the model" (SPEC §9): the shipped all-MiniLM-L6-v2, fetched with
+// End-to-end tests of "Inside the model" (docs/MATH.md §14): the shipped all-MiniLM-L6-v2, fetched with
 // its progress bar, gives the layer rows of `posgeo analyze --model`; an uploaded model folder
 // (a small random BERT made by tests/reference/tiny_bert.py) works the same; a cancel in the
 // middle of the pass keeps the last results; each bad model (unsupported config, weights that

@@ -347,7 +347,7 @@ def check_published(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="float64 reference of posgeo's model layers (SPEC §9)")
+    ap = argparse.ArgumentParser(description="float64 reference of posgeo's model layers (docs/MATH.md §14)")
     ap.add_argument("model")
     ap.add_argument("corpus", nargs="?")
     ap.add_argument("--mode", choices=["condition", "pad"], default="condition")

@@ -7,7 +7,7 @@ reference implementation). Writes into OUT_DIR, for each model type:
                          and Unigram (SentencePiece/XLM-R style, Metaspace) trained here on
                          the corpus)
   <name>.tokens.jsonl    per corpus line: {"special": [...], "plain": [...]} token ids named
-                         by the vocabulary (SPEC §1)
+                         by the vocabulary (docs/MATH.md §1)
   <name>.counts.json     c_i(w) computed here from those tokens, modes condition and pad,
                          with and without special tokens (max_len and min_support as given)
 
@@ -147,7 +147,7 @@ def unigram_ties():
 
 
 def counts(seqs, mode, max_len, min_support):
-    """c_i(w) by SPEC §2, naively: a list over kept positions of {token: count}."""
+    """c_i(w) by docs/MATH.md §2, naively: a list over kept positions of {token: count}."""
     seqs = [s[:max_len] for s in seqs]
     cap = min(max_len, max((len(s) for s in seqs), default=0))
     if mode == "pad":
@@ -181,7 +181,7 @@ def main():
         tok.no_padding()
         tok.save(os.path.join(args.out, f"{name}.json"))
         tok = Tokenizer.from_file(os.path.join(args.out, f"{name}.json"))
-        # SPEC §1: the ids named by the vocabulary (`Encoding.tokens` shows the raw text for a
+        # docs/MATH.md §1: the ids named by the vocabulary (`Encoding.tokens` shows the raw text for a
         # Unigram unk piece, and the spaces an added token's lstrip/rstrip took)
         def named(l, special):
             return [tok.id_to_token(i) for i in tok.encode(l, add_special_tokens=special).ids]

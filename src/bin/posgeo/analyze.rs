@@ -45,7 +45,7 @@ pub struct AnalyzeArgs {
     tensor: Vec<String>,
     /// A model folder (config.json, model.safetensors, tokenizer.json) of a BERT-family
     /// encoder: its layers become rows `layer:ℓ` (positional centroid) and `layer-residual:ℓ`
-    /// (content removed), measured over the first --layer-sequences sequences (SPEC §9). Its
+    /// (content removed), measured over the first --layer-sequences sequences (docs/MATH.md §14). Its
     /// tokenizer.json is the tokenizer unless --tokenizer-file is given, and its position
     /// table is compared as `learned` unless --learned is given.
     #[arg(long)]

@@ -1,4 +1,4 @@
-//! `posgeo analyze --model DIR`: a model folder's layers as encodings (SPEC §9). The folder's
+//! `posgeo analyze --model DIR`: a model folder's layers as encodings (docs/MATH.md §14). The folder's
 //! tokenizer.json counts the corpus unless `--tokenizer-file` is given, and its position table
 //! is compared as `learned` unless `--learned` is given.
 

@@ -1,11 +1,11 @@
-//! A model's own tokenizer (SPEC §1): a Hugging Face `tokenizer.json` — WordPiece (BERT),
+//! A model's own tokenizer (docs/MATH.md §1): a Hugging Face `tokenizer.json` — WordPiece (BERT),
 //! byte-level BPE (GPT-2, RoBERTa, Llama 3) or Unigram/SentencePiece (T5, XLM-R) — applied
 //! by the `tokenizers` crate, the field's reference implementation, exactly as the Python
 //! package applies it: its normaliser (which decides case), pre-tokeniser, model and, unless
 //! the user turns them off, its post-processor's special tokens (`[CLS] … [SEP]`,
 //! `<s> … </s>`). A sequence's tokens are the encoding's token strings (`##ing`, `Ġthe`,
 //! `▁the`). Truncation and padding written in the file are switched off: positions are
-//! capped by `max_len` and padding is the counting mode's business (SPEC §2).
+//! capped by `max_len` and padding is the counting mode's business (docs/MATH.md §2).
 //!
 //! The file is checked before the crate reads it, so that a file that is not a tokenizer, or
 //! one with a model type posgeo does not offer, gets a message naming what was found.
@@ -189,7 +189,7 @@ impl ModelTokenizer {
     }
 
     /// The ids of the first `limit` tokens of `seq` (named by [`Self::token`]): what a model
-    /// reads (SPEC §9); special tokens as the tokenizer's post-processor adds them when
+    /// reads (docs/MATH.md §14); special tokens as the tokenizer's post-processor adds them when
     /// `special` is on. A sequence the tokenizer cannot encode yields no token (it counts like
     /// an empty line).
     pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {

@@ -1,4 +1,4 @@
-//! **Counts tables** (SPEC §2 "Counts table", docs/MATH.md §2b): everything after counting
+//! **Counts tables** (docs/MATH.md §2b): everything after counting
 //! depends on the corpus only through c_i(w), and counts of disjoint parts of a corpus add.
 //!
 //! A table is the sparse matrix c_i(w) as rows (`position`, `token`, `count`), plus an

@@ -38,7 +38,7 @@ pub enum Slot {
     /// A model's tokenizer.json (`#tokenizer-input`).
     Tokenizer,
     /// A model folder's files, sent as one bundle (`#model-input`, or dropped together on
-    /// `#drop-zone`): its layers (SPEC §9).
+    /// `#drop-zone`): its layers (docs/MATH.md §14).
     Model,
 }
 

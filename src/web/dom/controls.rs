@@ -53,6 +53,14 @@ fn control<T>(o: &OptSpec<T>) -> Option<Element> {
             }
             i
         }
+        Domain::Set(choices) => {
+            // Comma-separated names; the list is in the title.
+            let i = make("input", "")?;
+            i.set_attribute("type", "text").ok()?;
+            let names: Vec<&str> = choices.iter().map(|c| c.value).collect();
+            i.set_attribute("placeholder", &names.join(",")).ok()?;
+            i
+        }
         Domain::Real { lo, hi, .. } => {
             let i = make("input", "")?;
             i.set_attribute("type", "number").ok()?;

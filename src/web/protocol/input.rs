@@ -22,7 +22,7 @@ pub(super) struct Counted {
     pub(super) table: CountsTable,
     pub(super) examples: Vec<Vec<String>>,
     pub(super) table_name: Option<String>,
-    /// The first sequences as text: [`kept`] of them (a model reads them; SPEC §9).
+    /// The first sequences as text: [`kept`] of them (a model reads them; docs/MATH.md §14).
     pub(super) first: Vec<String>,
 }
 

@@ -79,7 +79,7 @@ pub struct Request {
     /// `tokenizer_bytes`), used when `params.tokenizer` is `model`.
     #[serde(default)]
     pub tokenizer: Option<String>,
-    /// A model whose layers are compared too (SPEC §9): its name; its files travel as
+    /// A model whose layers are compared too (docs/MATH.md §14): its name; its files travel as
     /// `model_bytes`, a bundle of config.json, model.safetensors and tokenizer.json.
     #[serde(default)]
     pub model: Option<String>,

@@ -31,7 +31,7 @@ pub enum ChartKind {
     Monotonicity,
     /// Support per position.
     Support,
-    /// Stress across a model's layers (SPEC §9).
+    /// Stress across a model's layers (docs/MATH.md §14).
     Layers,
 }
 

@@ -1,6 +1,6 @@
 //! The stress table: its sortable columns and its rows, full-precision values included (the
 //! `data-value` the page's tests and automation read). SMACOF's σ and σ* are known only to
-//! about its stopping tolerance (SPEC §5), so their digits below
+//! about its stopping tolerance (docs/MATH.md §5), so their digits below
 //! [`crate::smacof::SMACOF_SIGNIFICANT`] are marked as not significant ([`Cell::greyed`]).
 
 use crate::report::{fmt_number, Report};

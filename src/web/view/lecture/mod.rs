@@ -3,12 +3,12 @@
 //! ArrowRight, PageDown and Space forward; ArrowLeft and PageUp back (clickers send PageDown
 //! and PageUp); Home and End; Escape back to the dashboard.
 //!
-//! The steps: (1) the tokens at each position; (2) μ_i (SPEC §2); (3) the distance matrix,
+//! The steps: (1) the tokens at each position; (2) μ_i (docs/MATH.md §2); (3) the distance matrix,
 //! the paper's Eq. 3; (4) double centring and the spectrum, Algorithm 1; (5) the PMDS map;
 //! (6) an encoding's δ beside D; (7) stress, Eq. 4, and the Shepard diagram; (8) low rank,
 //! r(n+d) parameters; (9) monotonicity; (10) what MDS does not optimise
 //! ([`crate::three_points`]) and SMACOF; (11) inside the model: stress across its layers
-//! (SPEC §9), when the run had one. Every number in a step's text comes from the
+//! (docs/MATH.md §14), when the run had one. Every number in a step's text comes from the
 //! payload; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
 
 use super::charts::ChartKind;

@@ -1,0 +1,62 @@
+//! **A run's dump for replay** (docs/MATH.md §16): `init.safetensors` (the initial weights,
+//! F32), `batches.safetensors` (I64 `input` and `target`, U8 `chosen`, steps×B×n) and
+//! `run.json` (the options, the vocabulary in id order, the special ids, n, the signal, each
+//! step's learning rate and training loss). An independent implementation that starts
+//! from these weights and batches must reproduce every loss.
+
+use super::data::{MASK, PAD, SPECIALS, UNK};
+use super::train::{Run, Trace};
+use super::Context;
+use crate::error::{PosgeoError, Result};
+use safetensors::tensor::{Dtype, TensorView};
+
+fn bad(e: impl std::fmt::Display) -> PosgeoError {
+    PosgeoError::Learn(format!("cannot write the dump: {e}"))
+}
+
+fn serialize(tensors: Vec<(String, Dtype, Vec<usize>, Vec<u8>)>) -> Result<Vec<u8>> {
+    let views = tensors
+        .iter()
+        .map(|(name, dtype, shape, bytes)| {
+            Ok((name.clone(), TensorView::new(*dtype, shape.clone(), bytes).map_err(bad)?))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    safetensors::serialize(views, None).map_err(bad)
+}
+
+/// The three files of a run, as (file name, bytes).
+pub fn files(ctx: &Context, run: &Run, trace: &Trace) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let init = trace
+        .init
+        .iter()
+        .map(|(name, shape, data)| {
+            (name.clone(), Dtype::F32, shape.clone(), data.iter().flat_map(|v| v.to_le_bytes()).collect())
+        })
+        .collect();
+    let (steps, size, n) = (trace.batches.len(), trace.batches.first().map_or(0, |b| b.size), ctx.data.n);
+    let ids = |f: fn(&super::data::Batch) -> &Vec<u32>| -> Vec<u8> {
+        trace.batches.iter().flat_map(|b| f(b).iter().flat_map(|&v| (v as i64).to_le_bytes())).collect()
+    };
+    let chosen: Vec<u8> = trace.batches.iter().flat_map(|b| b.chosen.iter().copied()).collect();
+    let batches = vec![
+        ("input".to_string(), Dtype::I64, vec![steps, size, n], ids(|b| &b.input)),
+        ("target".to_string(), Dtype::I64, vec![steps, size, n], ids(|b| &b.target)),
+        ("chosen".to_string(), Dtype::U8, vec![steps, size, n], chosen),
+    ];
+    let json = serde_json::json!({
+        "signal": run.signal.name(),
+        "seed": run.seed,
+        "options": ctx.params,
+        "n": n,
+        "vocabulary": ctx.data.vocab.tokens(),
+        "special_ids": { SPECIALS[0].trim_matches(['<', '>']): PAD, SPECIALS[1].trim_matches(['<', '>']): UNK, SPECIALS[2].trim_matches(['<', '>']): MASK },
+        "lr_per_step": run.lr,
+        "train_loss": run.train_loss,
+        "error": run.error,
+    });
+    Ok(vec![
+        ("init.safetensors", serialize(init)?),
+        ("batches.safetensors", serialize(batches)?),
+        ("run.json", serde_json::to_vec_pretty(&json).map_err(bad)?),
+    ])
+}

@@ -1,0 +1,317 @@
+//! **Learning: what training does with position** (docs/MATH.md §16; the paper's Theorem 4
+//! and its monotonicity conjecture). A small transformer encoder ([`net`]) is trained by
+//! masked-token prediction on the corpus's own sequences ([`data`]), once per position
+//! signal and run seed ([`train`]); trainable position tables are measured against the
+//! corpus metric D as they learn (σ*, Spearman, monotonicity, separation
+//! min‖p_i − p_j‖ / median‖p_i − p_j‖), and [`summary`] reads the finding: Spearman's ρ
+//! between each signal's held-out loss and its σ*. [`dump`] writes a run's initial weights,
+//! batches and losses for an independent replay (`tests/reference/train_ref.py`).
+//!
+//! candle (its tensors, backprop and candle-nn's AdamW) does the training: it is already the
+//! engine of the model layers, it builds for wasm32 unchanged, and the experiment's model is
+//! small enough that its CPU kernels are not the limit.
+//!
+//! Params → checked params → fit, as everywhere: [`LearnParams`] (declared once in
+//! [`crate::options::LEARN`]) → [`Context::new`] (checks them against the corpus) →
+//! [`train::run`] per (signal, seed) → [`summary::summarise`].
+
+pub mod data;
+pub mod dump;
+pub mod net;
+pub mod summary;
+pub mod train;
+
+use crate::analysis::Analysis;
+use crate::error::{PosgeoError, Result};
+use crate::points::Points;
+use crate::stress::Target;
+use data::{Batch, Dataset};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, StandardNormal};
+use serde::{Deserialize, Serialize};
+
+pub use summary::{summarise, Experiment, Finding, SignalSummary};
+pub use train::{Record, Run, TableMeasures};
+
+/// A position signal: one model each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signal {
+    /// No position at all (permutation equivariant: Theorem 1).
+    Nope,
+    /// The fixed sinusoidal table.
+    Sinusoidal,
+    /// A fixed Gaussian table.
+    Random,
+    /// The fixed PMDS table X_d.
+    Pmds,
+    /// The fixed low-rank PMDS table X_r.
+    PmdsR,
+    /// A trainable table from N(0, 0.02²).
+    Learned,
+    /// A trainable table started from PMDS.
+    LearnedPmds,
+    /// Rotary positions on q and k.
+    Rope,
+    /// ALiBi's distance bias.
+    Alibi,
+}
+
+impl Signal {
+    /// Every signal, in the report's order.
+    pub const ALL: [Signal; 9] = [
+        Signal::Nope,
+        Signal::Sinusoidal,
+        Signal::Random,
+        Signal::Pmds,
+        Signal::PmdsR,
+        Signal::Learned,
+        Signal::LearnedPmds,
+        Signal::Rope,
+        Signal::Alibi,
+    ];
+
+    /// The signal's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Signal::Nope => "nope",
+            Signal::Sinusoidal => "sinusoidal",
+            Signal::Random => "random",
+            Signal::Pmds => "pmds",
+            Signal::PmdsR => "pmds_r",
+            Signal::Learned => "learned",
+            Signal::LearnedPmds => "learned_pmds",
+            Signal::Rope => "rope",
+            Signal::Alibi => "alibi",
+        }
+    }
+
+    /// The signal of a name.
+    pub fn parse(name: &str) -> Option<Signal> {
+        Signal::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Added to the token embedding as a table p_i.
+    pub fn additive(self) -> bool {
+        !matches!(self, Signal::Nope | Signal::Rope | Signal::Alibi)
+    }
+
+    /// A table the optimiser trains.
+    pub fn trainable(self) -> bool {
+        matches!(self, Signal::Learned | Signal::LearnedPmds)
+    }
+}
+
+/// Every option of the experiment (docs/MATH.md §16), declared in [`crate::options::LEARN`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LearnParams {
+    /// The signals, one model each (a bit per [`Signal::ALL`] entry).
+    pub signals: Vec<Signal>,
+    /// Optimiser steps (400).
+    pub steps: usize,
+    /// Seeds 1..=S (1).
+    pub seeds: usize,
+    /// Model width d (64).
+    pub d_model: usize,
+    /// Blocks L (2).
+    pub layers: usize,
+    /// Attention heads H (4).
+    pub heads: usize,
+    /// The most frequent types kept (2,000).
+    pub vocab: usize,
+    /// Probability of choosing a position (0.15).
+    pub mask_rate: f64,
+    /// Peak learning rate (3e-3).
+    pub lr: f64,
+    /// Sequences per batch (32).
+    pub batch: usize,
+    /// Record every this many steps (20).
+    pub every: usize,
+}
+
+impl Default for LearnParams {
+    fn default() -> Self {
+        LearnParams {
+            signals: Signal::ALL.to_vec(),
+            steps: 400,
+            seeds: 1,
+            d_model: 64,
+            layers: 2,
+            heads: 4,
+            vocab: 2000,
+            mask_rate: 0.15,
+            lr: 3e-3,
+            batch: 32,
+            every: 20,
+        }
+    }
+}
+
+impl LearnParams {
+    /// Checks every option's range, and the relations between them.
+    pub fn validate(&self) -> Result<()> {
+        crate::options::check_all(crate::options::LEARN, self)?;
+        if self.d_model % self.heads != 0 || (self.d_model / self.heads) % 2 != 0 {
+            return Err(PosgeoError::option(
+                "d_model",
+                format!(
+                    "must split into {} heads of an even width (RoPE rotates pairs): {} is not a multiple of {}",
+                    self.heads,
+                    self.d_model,
+                    2 * self.heads
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The run seeds, 1..=S.
+    pub fn seed_list(&self) -> Vec<u64> {
+        (1..=self.seeds as u64).collect()
+    }
+}
+
+/// Everything every run shares: the data, D, the PMDS map and the fixed tables.
+pub struct Context {
+    /// The checked options.
+    pub params: LearnParams,
+    /// The sequences as ids.
+    pub data: Dataset,
+    /// The held-out batches (masked once).
+    pub held: Vec<Batch>,
+    /// D, prepared for stress.
+    pub target: Target,
+    /// The PMDS map's two coordinates (the Procrustes target of the tables' maps).
+    pub map_target: Points,
+    /// X_d of PMDS, d = d_model (zero-padded past r_τ), scaled to RMS 1.
+    pmds: Vec<f32>,
+    /// X_r, scaled to RMS 1.
+    pmds_r: Vec<f32>,
+    /// The sinusoidal table, scaled to RMS 1.
+    sinusoidal: Vec<f32>,
+}
+
+/// `p / rms(p)` over every entry, as f32.
+fn scaled(p: &Points, d: usize) -> Result<Vec<f32>> {
+    let mut out = vec![0.0f64; p.n * d];
+    for i in 0..p.n {
+        for (k, v) in p.row(i).iter().take(d).enumerate() {
+            out[i * d + k] = *v;
+        }
+    }
+    let rms = (out.iter().map(|v| v * v).sum::<f64>() / out.len().max(1) as f64).sqrt();
+    if !(rms > 0.0 && rms.is_finite()) {
+        return Err(PosgeoError::Learn("a position table is all zeros: it cannot be scaled to RMS 1".into()));
+    }
+    Ok(out.into_iter().map(|v| (v / rms) as f32).collect())
+}
+
+impl Context {
+    /// Checks `params` against the corpus (its token sequences `seqs` and its analysis) and
+    /// prepares the data and the tables.
+    pub fn new<S: AsRef<str>>(seqs: &[Vec<S>], analysis: &Analysis, params: &LearnParams) -> Result<Context> {
+        params.validate()?;
+        let n = analysis.counts.n;
+        if n < 2 {
+            return Err(PosgeoError::Learn(format!("the corpus has {n} position(s); training needs at least 2")));
+        }
+        let data = Dataset::new(seqs, n, params.vocab)?;
+        let d = params.d_model;
+        let kept = analysis.spectrum.kept();
+        let full = d.min(analysis.effective_rank).min(kept).max(1);
+        let rank = analysis.params.encodings.rank.unwrap_or(analysis.energy_rank).min(full).max(1);
+        let x = analysis.spectrum.coordinates(full);
+        let xr = analysis.spectrum.coordinates(rank);
+        let sin = crate::encodings::sinusoidal(n, d, 10000.0);
+        let map = analysis.spectrum.coordinates(2.min(kept).max(1));
+        Ok(Context {
+            held: data.held_batches(params.batch, params.mask_rate),
+            target: Target::new(&analysis.distances)?,
+            map_target: map,
+            pmds: scaled(&x, d)?,
+            pmds_r: scaled(&xr, d)?,
+            sinusoidal: scaled(&sin, d)?,
+            params: params.clone(),
+            data,
+        })
+    }
+
+    /// The starting position table of `signal` for `seed` (`None`: no table, or `learned`'s
+    /// own draw).
+    pub fn table(&self, signal: Signal, seed: u64) -> Result<Option<Vec<f32>>> {
+        Ok(match signal {
+            Signal::Sinusoidal => Some(self.sinusoidal.clone()),
+            Signal::Pmds | Signal::LearnedPmds => Some(self.pmds.clone()),
+            Signal::PmdsR => Some(self.pmds_r.clone()),
+            Signal::Random => {
+                let (n, d) = (self.data.n, self.params.d_model);
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                rng.set_stream(3);
+                let p = Points::from_fn(n, d, |_, _| 0.0);
+                let data: Vec<f64> = (0..n * d).map(|_| -> f64 { StandardNormal.sample(&mut rng) }).collect();
+                Some(scaled(&Points { data, ..p }, d)?)
+            }
+            Signal::Nope | Signal::Learned | Signal::Rope | Signal::Alibi => None,
+        })
+    }
+
+    /// σ* of a signal's fixed geometry for `seed` (§16's finding): the fixed table's, §5's
+    /// RoPE with the model's head width, §5's ALiBi, 1 for `nope`; `None` for trainable
+    /// tables (their σ* is the final table's).
+    pub fn fixed_stress(&self, signal: Signal, seed: u64) -> Result<Option<f64>> {
+        let n = self.data.n;
+        let points = match signal {
+            Signal::Nope => return Ok(Some(1.0)),
+            Signal::Learned | Signal::LearnedPmds => return Ok(None),
+            Signal::Rope => crate::encodings::rope(n, self.params.d_model / self.params.heads, 10000.0),
+            Signal::Alibi => crate::encodings::alibi(n, 1.0),
+            Signal::Sinusoidal | Signal::Random | Signal::Pmds | Signal::PmdsR => {
+                let t = self.table(signal, seed)?.unwrap_or_default();
+                let d = self.params.d_model;
+                Points::from_fn(n, d, |i, k| t[i * d + k] as f64)
+            }
+        };
+        Ok(Some(crate::stress::stress_against(&points.distances(), &self.target).scaled_stress))
+    }
+}
+
+/// Trains every (signal, seed) of `ctx` (in parallel natively), calling `progress` with the
+/// fraction done; it returning false cancels the runs still going (their records so far
+/// are kept).
+pub fn run_all(ctx: &Context, progress: &(dyn Fn(f64) -> bool + Sync)) -> Vec<Run> {
+    let jobs: Vec<(Signal, u64)> = ctx
+        .params
+        .signals
+        .iter()
+        .flat_map(|&s| ctx.params.seed_list().into_iter().map(move |seed| (s, seed)))
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = (jobs.len() * ctx.params.steps).max(1) as f64;
+    let cancelled = std::sync::atomic::AtomicBool::new(false);
+    crate::par::map(jobs.len(), |k| {
+        let (signal, seed) = jobs[k];
+        let mut tick = |_step: usize| {
+            use std::sync::atomic::Ordering::Relaxed;
+            let d = done.fetch_add(1, Relaxed) + 1;
+            if cancelled.load(Relaxed) || !progress(d as f64 / total) {
+                cancelled.store(true, Relaxed);
+                return false;
+            }
+            true
+        };
+        train::run(ctx, signal, seed, None, &mut tick).unwrap_or_else(|e| Run {
+            signal,
+            seed,
+            records: Vec::new(),
+            train_loss: Vec::new(),
+            lr: Vec::new(),
+            error: Some(e.to_string()),
+            table: None,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests;

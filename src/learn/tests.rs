@@ -1,0 +1,146 @@
+//! The experiment's properties: Theorem 1 without a position signal, bit-identical reruns,
+//! the reported σ* of a learned table against `stress` on it, the schedule, and bad input.
+
+use super::data::Batch;
+use super::net::{Net, Shape};
+use super::*;
+use crate::analysis::{analyze, AnalysisParams};
+use crate::corpus::Corpus;
+use crate::synth::{generate, SynthParams};
+
+/// A small synthetic corpus, its analysis and its whitespace tokens.
+fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
+    let lines = generate(&SynthParams { sequences, positions, vocab: 30, ..Default::default() }).unwrap();
+    let mut p = AnalysisParams::default();
+    p.encodings.d = 8;
+    p.encodings.smacof_max_iter = 0;
+    let analysis = analyze(&Corpus::from_sequences(lines.clone()), &p, &[], &mut |_| true).unwrap();
+    let tok = p.tokenizer();
+    let seqs = lines.iter().map(|l| tok.tokens(l, p.max_len)).collect();
+    (analysis, seqs)
+}
+
+fn small(signals: &[Signal], steps: usize) -> LearnParams {
+    LearnParams {
+        signals: signals.to_vec(),
+        steps,
+        d_model: 8,
+        heads: 2,
+        layers: 1,
+        batch: 6,
+        every: 2,
+        ..Default::default()
+    }
+}
+
+/// Each chosen position's loss, as f32s.
+fn losses(net: &Net, b: &Batch) -> Vec<f32> {
+    net.forward(b, false).unwrap().each.to_vec1::<f32>().unwrap()
+}
+
+/// Theorem 1: without a position signal, permuting a sequence's tokens permutes the
+/// outputs; with a signal it does not.
+#[test]
+fn without_a_signal_a_permuted_sequence_permutes_the_outputs() {
+    let shape = Shape { vocab: 9, n: 5, d: 8, layers: 2, heads: 2 };
+    let seq = [3u32, 4, 5, 6, 7];
+    let perm = [2usize, 0, 4, 1, 3];
+    let batch = |order: &[usize]| Batch {
+        input: order.iter().map(|&i| seq[i]).collect(),
+        target: order.iter().map(|&i| seq[(i + 1) % 5]).collect(),
+        chosen: vec![1; 5],
+        size: 1,
+        len: 5,
+    };
+    let (plain, permuted) = (batch(&[0, 1, 2, 3, 4]), batch(&perm));
+    let nope = Net::new(shape, Signal::Nope, 7, None).unwrap();
+    let (a, b) = (losses(&nope, &plain), losses(&nope, &permuted));
+    for (k, &i) in perm.iter().enumerate() {
+        assert!((b[k] - a[i]).abs() < 1e-5, "position {k}: {} vs {}", b[k], a[i]);
+    }
+    for signal in [Signal::Learned, Signal::Rope, Signal::Alibi] {
+        let net = Net::new(shape, signal, 7, None).unwrap();
+        let (a, b) = (losses(&net, &plain), losses(&net, &permuted));
+        let moved = perm.iter().enumerate().map(|(k, &i)| (b[k] - a[i]).abs()).fold(0f32, f32::max);
+        assert!(moved > 1e-6, "{signal:?} sees positions");
+    }
+}
+
+/// Two runs with the same seed give the same bits; another seed does not.
+#[test]
+fn a_seed_fixes_every_bit() {
+    let (analysis, seqs) = corpus(120, 12);
+    let ctx = Context::new(&seqs, &analysis, &small(&[Signal::Learned], 6)).unwrap();
+    let one = train::run(&ctx, Signal::Learned, 1, None, &mut |_| true).unwrap();
+    let two = train::run(&ctx, Signal::Learned, 1, None, &mut |_| true).unwrap();
+    assert_eq!(one, two);
+    assert_eq!(one.table, two.table);
+    let other = train::run(&ctx, Signal::Learned, 2, None, &mut |_| true).unwrap();
+    assert_ne!(one.train_loss, other.train_loss);
+    assert_eq!(one.records.iter().map(|r| r.step).collect::<Vec<_>>(), [0, 2, 4, 6]);
+}
+
+/// The σ* reported for a learned table is `stress` on that table against D.
+#[test]
+fn a_learned_tables_reported_stress_is_stress_on_the_table() {
+    let (analysis, seqs) = corpus(120, 12);
+    let ctx = Context::new(&seqs, &analysis, &small(&[Signal::LearnedPmds], 4)).unwrap();
+    let run = train::run(&ctx, Signal::LearnedPmds, 1, None, &mut |_| true).unwrap();
+    let table = run.table.clone().unwrap();
+    let (n, d) = (analysis.counts.n, 8);
+    let points = crate::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
+    let direct = crate::stress::stress(&points.distances(), &analysis.distances).unwrap();
+    let reported = run.records.last().unwrap().table.clone().unwrap();
+    assert_eq!(reported.scaled_stress, direct.scaled_stress);
+    assert_eq!(reported.spearman, direct.spearman);
+    // Separation by brute force.
+    let dist = points.distances();
+    let mut all: Vec<f64> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| dist.get(i, j)).collect();
+    all.sort_by(f64::total_cmp);
+    let median =
+        if all.len() % 2 == 1 { all[all.len() / 2] } else { (all[all.len() / 2 - 1] + all[all.len() / 2]) / 2.0 };
+    assert!((reported.separation - all[0] / median).abs() < 1e-12);
+}
+
+#[test]
+fn the_learning_rate_warms_up_linearly_over_a_tenth_of_the_steps() {
+    let lr: Vec<f64> = (0..25).map(|t| train::learning_rate(1.0, t, 25)).collect();
+    assert_eq!(&lr[..3], [0.5, 1.0, 1.0]);
+    assert_eq!(train::learning_rate(2.0, 0, 9), 2.0);
+}
+
+#[test]
+fn bad_input_gets_a_clear_message() {
+    let (analysis, seqs) = corpus(120, 12);
+    let msg = |p: LearnParams, s: &[Vec<String>]| Context::new(s, &analysis, &p).err().unwrap().to_string();
+    assert!(msg(small(&[Signal::Nope], 0), &seqs).contains("steps"));
+    assert!(msg(small(&[Signal::Nope], 3), &seqs[..9]).contains("at least 10"));
+    assert!(msg(LearnParams { d_model: 10, heads: 2, ..small(&[Signal::Rope], 3) }, &seqs).contains("even width"));
+    assert!(msg(LearnParams { signals: vec![], ..small(&[], 3) }, &seqs).contains("signals"));
+}
+
+/// A run whose loss becomes NaN stops with a message naming the step; its records so far
+/// are kept and the others still finish.
+#[test]
+fn a_diverging_run_says_so_and_keeps_its_records() {
+    let (analysis, seqs) = corpus(120, 12);
+    let p = LearnParams { lr: 1e30, ..small(&[Signal::Learned, Signal::Nope], 6) };
+    let ctx = Context::new(&seqs, &analysis, &p).unwrap();
+    let runs = run_all(&ctx, &|_| true);
+    let bad = runs.iter().find(|r| r.signal == Signal::Learned).unwrap();
+    assert!(bad.error.as_deref().unwrap_or("").contains("diverged at step"), "{:?}", bad.error);
+    assert!(!bad.records.is_empty());
+    let e = summarise(&ctx, runs).unwrap();
+    assert!(e.signals.iter().all(|s| s.signal != Signal::Learned));
+}
+
+/// Cancelling keeps what was recorded.
+#[test]
+fn cancelling_keeps_the_records_so_far() {
+    let (analysis, seqs) = corpus(120, 12);
+    let ctx = Context::new(&seqs, &analysis, &small(&[Signal::Learned], 10)).unwrap();
+    let run = train::run(&ctx, Signal::Learned, 1, None, &mut |t| t < 5).unwrap();
+    assert_eq!(run.train_loss.len(), 5);
+    assert_eq!(run.error.as_deref(), Some("cancelled"));
+    assert_eq!(run.records.last().unwrap().step, 4);
+}

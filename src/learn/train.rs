@@ -1,0 +1,193 @@
+//! **One training run** (docs/MATH.md §16): a signal and a seed, AdamW as PyTorch defines it
+//! (candle-nn's `AdamW`, one instance for the 2-D tensors with decoupled weight decay 0.01 and
+//! one without for the rest), linear warm-up over the first ⌊steps/10⌋ steps, and the
+//! records: training loss, held-out loss and accuracy, and for trainable tables σ*,
+//! Spearman, monotonicity and separation against D with the table's Procrustes-aligned map.
+
+use super::data::{Batch, Batches};
+use super::net::{fail, Net, Shape};
+use super::{Context, Signal};
+use crate::error::{PosgeoError, Result};
+use crate::points::Points;
+use candle_core::Var;
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use serde::{Deserialize, Serialize};
+
+/// The measures of a position table against D at one record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableMeasures {
+    /// σ* of the table (§6).
+    pub scaled_stress: f64,
+    /// Spearman's ρ between the table's distances and D.
+    pub spearman: Option<f64>,
+    /// The monotonicity violation rate of the table's distances (§7).
+    pub monotonicity: Option<f64>,
+    /// min_{i≠j}‖p_i − p_j‖ / median_{i≠j}‖p_i − p_j‖.
+    pub separation: f64,
+    /// The table aligned onto the PMDS map (Procrustes), two coordinates per position.
+    pub map: Vec<[f64; 2]>,
+}
+
+/// What is recorded at one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Updates done.
+    pub step: usize,
+    /// The mean batch loss since the previous record (none at step 0).
+    pub train_loss: Option<f64>,
+    /// The held-out loss.
+    pub held_loss: f64,
+    /// The held-out accuracy.
+    pub held_accuracy: f64,
+    /// Trainable tables only.
+    pub table: Option<TableMeasures>,
+}
+
+/// One run's outcome; `error` says why it stopped early (its records so far are kept).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The signal.
+    pub signal: Signal,
+    /// The run seed.
+    pub seed: u64,
+    /// The records, in step order.
+    pub records: Vec<Record>,
+    /// Every step's batch loss.
+    pub train_loss: Vec<f64>,
+    /// Every step's learning rate.
+    pub lr: Vec<f64>,
+    /// Why the run stopped before its last step.
+    pub error: Option<String>,
+    /// The final position table (n×d, row-major) of additive signals.
+    #[serde(skip)]
+    pub table: Option<Vec<f32>>,
+}
+
+/// What a dump of a run needs besides its [`Run`]: the initial weights and every batch.
+pub struct Trace {
+    /// (name, shape, data) of every initial tensor, in order.
+    pub init: Vec<(String, Vec<usize>, Vec<f32>)>,
+    /// The training batches, in step order.
+    pub batches: Vec<Batch>,
+}
+
+/// The learning rate of step `t` (0-based): lr·(t + 1)/w for t < w = ⌊steps/10⌋, lr after.
+pub fn learning_rate(lr: f64, t: usize, steps: usize) -> f64 {
+    let w = steps / 10;
+    if t < w {
+        lr * (t + 1) as f64 / w as f64
+    } else {
+        lr
+    }
+}
+
+fn optimisers(net: &Net) -> Result<(AdamW, AdamW)> {
+    let pick = |matrices: bool| -> Vec<Var> {
+        net.params.iter().filter(|p| p.trainable && (p.var.rank() == 2) == matrices).map(|p| p.var.clone()).collect()
+    };
+    let params = |weight_decay| ParamsAdamW { lr: 0.0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay };
+    Ok((AdamW::new(pick(true), params(0.01)).map_err(fail)?, AdamW::new(pick(false), params(0.0)).map_err(fail)?))
+}
+
+/// The held-out loss and accuracy.
+fn evaluate(net: &Net, held: &[Batch]) -> Result<(f64, f64)> {
+    let (mut sum, mut count, mut correct) = (0.0, 0usize, 0usize);
+    for b in held {
+        let o = net.forward(b, true)?;
+        sum += o.loss.to_scalar::<f32>().map_err(fail)? as f64 * o.count as f64;
+        count += o.count;
+        correct += o.correct;
+    }
+    Ok((sum / count.max(1) as f64, correct as f64 / count.max(1) as f64))
+}
+
+/// The measures of an n×d table against the context's D.
+pub fn measure_table(ctx: &Context, table: &[f32]) -> TableMeasures {
+    let (n, d) = (ctx.data.n, table.len() / ctx.data.n.max(1));
+    let points = Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
+    let delta = points.distances();
+    let report = crate::stress::stress_against(&delta, &ctx.target);
+    let mut upper: Vec<f64> = delta.upper_values().collect();
+    upper.sort_unstable_by(f64::total_cmp);
+    let m = upper.len();
+    let median = if m % 2 == 1 { upper[m / 2] } else { 0.5 * (upper[m / 2 - 1] + upper[m / 2]) };
+    let separation = if median > 0.0 { upper[0] / median } else { 0.0 };
+    let aligned = crate::procrustes::align(&ctx.map_target, &points).aligned;
+    let map = (0..n).map(|i| [aligned.row(i)[0], aligned.row(i).get(1).copied().unwrap_or(0.0)]).collect();
+    TableMeasures {
+        scaled_stress: report.scaled_stress,
+        spearman: report.spearman,
+        monotonicity: report.monotonicity_violation_rate,
+        separation,
+        map,
+    }
+}
+
+/// Trains `signal` with `seed`; `trace` (for a dump) receives the initial weights and the
+/// batches. `progress(step)` returning false cancels ([`PosgeoError::Cancelled`] in `error`).
+pub fn run(
+    ctx: &Context,
+    signal: Signal,
+    seed: u64,
+    mut trace: Option<&mut Trace>,
+    progress: &mut dyn FnMut(usize) -> bool,
+) -> Result<Run> {
+    let p = &ctx.params;
+    let shape = Shape { vocab: ctx.data.vocab.len(), n: ctx.data.n, d: p.d_model, layers: p.layers, heads: p.heads };
+    let net = Net::new(shape, signal, seed, ctx.table(signal, seed)?)?;
+    if let Some(t) = trace.as_deref_mut() {
+        for param in &net.params {
+            let data = param.var.flatten_all().and_then(|x| x.to_vec1::<f32>()).map_err(fail)?;
+            t.init.push((param.name.clone(), param.var.dims().to_vec(), data));
+        }
+    }
+    let (mut decayed, mut plain) = optimisers(&net)?;
+    let mut run =
+        Run { signal, seed, records: Vec::new(), train_loss: Vec::new(), lr: Vec::new(), error: None, table: None };
+    let trainable = signal.trainable();
+    let record = |net: &Net, step: usize, train_loss: Option<f64>| -> Result<Record> {
+        let (held_loss, held_accuracy) = evaluate(net, &ctx.held)?;
+        let table = match (trainable, net.table()?) {
+            (true, Some(t)) => Some(measure_table(ctx, &t)),
+            _ => None,
+        };
+        Ok(Record { step, train_loss, held_loss, held_accuracy, table })
+    };
+    run.records.push(record(&net, 0, None)?);
+    let mut since = Vec::new();
+    for (t, batch) in Batches::new(&ctx.data, p.batch, p.mask_rate, seed).take(p.steps).enumerate() {
+        if !progress(t) {
+            run.error = Some(PosgeoError::Cancelled.to_string());
+            break;
+        }
+        let lr = learning_rate(p.lr, t, p.steps);
+        decayed.set_learning_rate(lr);
+        plain.set_learning_rate(lr);
+        let out = net.forward(&batch, false)?;
+        let loss = out.loss.to_scalar::<f32>().map_err(fail)? as f64;
+        if let Some(tr) = trace.as_deref_mut() {
+            tr.batches.push(batch.padded_to(ctx.data.n));
+        }
+        run.lr.push(lr);
+        run.train_loss.push(loss);
+        if !loss.is_finite() {
+            run.error = Some(format!(
+                "{} (seed {seed}) diverged at step {t}: the training loss is {loss}; lower the learning rate",
+                signal.name()
+            ));
+            break;
+        }
+        let grads = out.loss.backward().map_err(fail)?;
+        decayed.step(&grads).map_err(fail)?;
+        plain.step(&grads).map_err(fail)?;
+        since.push(loss);
+        let done = t + 1;
+        if done % p.every == 0 || done == p.steps {
+            let mean = since.iter().sum::<f64>() / since.len() as f64;
+            since.clear();
+            run.records.push(record(&net, done, Some(mean))?);
+        }
+    }
+    run.table = net.table()?;
+    Ok(run)
+}
