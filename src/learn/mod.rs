@@ -279,14 +279,12 @@ impl Context {
 
 /// Trains every (signal, seed) of `ctx` (in parallel natively), calling `progress` with the
 /// fraction done; it returning false cancels the runs still going (their records so far
-/// are kept).
-pub fn run_all(ctx: &Context, progress: &(dyn Fn(f64) -> bool + Sync)) -> Vec<Run> {
-    let jobs: Vec<(Signal, u64)> = ctx
-        .params
-        .signals
-        .iter()
-        .flat_map(|&s| ctx.params.seed_list().into_iter().map(move |seed| (s, seed)))
-        .collect();
+/// are kept). With `trace`, each signal's first seed also gives its [`train::Trace`] (for
+/// [`dump`]).
+pub fn run_all(ctx: &Context, trace: bool, progress: &(dyn Fn(f64) -> bool + Sync)) -> Vec<(Run, Option<train::Trace>)> {
+    let seeds = ctx.params.seed_list();
+    let jobs: Vec<(Signal, u64)> =
+        ctx.params.signals.iter().flat_map(|&s| seeds.iter().map(move |&seed| (s, seed))).collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = (jobs.len() * ctx.params.steps).max(1) as f64;
     let cancelled = std::sync::atomic::AtomicBool::new(false);
@@ -301,7 +299,8 @@ pub fn run_all(ctx: &Context, progress: &(dyn Fn(f64) -> bool + Sync)) -> Vec<Ru
             }
             true
         };
-        train::run(ctx, signal, seed, None, &mut tick).unwrap_or_else(|e| Run {
+        let mut kept = (trace && seed == seeds[0]).then(train::Trace::default);
+        let run = train::run(ctx, signal, seed, kept.as_mut(), &mut tick).unwrap_or_else(|e| Run {
             signal,
             seed,
             records: Vec::new(),
@@ -309,7 +308,8 @@ pub fn run_all(ctx: &Context, progress: &(dyn Fn(f64) -> bool + Sync)) -> Vec<Ru
             lr: Vec::new(),
             error: Some(e.to_string()),
             table: None,
-        })
+        });
+        (run, kept)
     })
 }
 

@@ -126,7 +126,7 @@ fn a_diverging_run_says_so_and_keeps_its_records() {
     let (analysis, seqs) = corpus(120, 12);
     let p = LearnParams { lr: 1e30, ..small(&[Signal::Learned, Signal::Nope], 6) };
     let ctx = Context::new(&seqs, &analysis, &p).unwrap();
-    let runs = run_all(&ctx, &|_| true);
+    let runs: Vec<Run> = run_all(&ctx, false, &|_| true).into_iter().map(|(r, _)| r).collect();
     let bad = runs.iter().find(|r| r.signal == Signal::Learned).unwrap();
     assert!(bad.error.as_deref().unwrap_or("").contains("diverged at step"), "{:?}", bad.error);
     assert!(!bad.records.is_empty());

@@ -64,6 +64,7 @@ pub struct Run {
 }
 
 /// What a dump of a run needs besides its [`Run`]: the initial weights and every batch.
+#[derive(Default)]
 pub struct Trace {
     /// (name, shape, data) of every initial tensor, in order.
     pub init: Vec<(String, Vec<usize>, Vec<f32>)>,

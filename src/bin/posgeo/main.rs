@@ -5,6 +5,7 @@
 //! * `posgeo count [FILE|-] -o TABLE`: the corpus's counts table (docs/MATH.md §2b).
 //! * `posgeo merge A B … -o TABLE`: tables of consecutive parts of a corpus, added.
 //! * `posgeo synth`: writes the built-in synthetic corpus.
+//! * `posgeo train [FILE|-]`: the learning experiment (docs/MATH.md §16).
 //!
 //! Text is read as a stream and counted batch by batch on every core, so memory grows with
 //! the counts and not with the text.
@@ -27,13 +28,16 @@ mod input;
 mod layers;
 #[cfg(not(target_arch = "wasm32"))]
 mod table_args;
+#[cfg(not(target_arch = "wasm32"))]
+mod train;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli {
     use super::table_args;
     use clap::{ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
     use posgeo::analysis::AnalysisParams;
-    use posgeo::options::{ANALYSIS, SYNTH};
+    use posgeo::learn::LearnParams;
+    use posgeo::options::{ANALYSIS, LEARN, SYNTH};
     use posgeo::synth::{generate, SynthParams};
     use std::io::Write;
     use std::process::ExitCode;
@@ -59,6 +63,8 @@ mod cli {
         Merge(super::count::MergeArgs),
         /// Write the synthetic corpus (one sequence per line) to standard output.
         Synth(SynthArgs),
+        /// Train a small transformer per position signal (masked tokens) and relate its held-out loss to stress.
+        Train(Box<super::train::TrainArgs>),
     }
 
     /// Options declared in a table of `posgeo::options`, parsed into their params struct
@@ -88,6 +94,7 @@ mod cli {
     }
     table_options!(AnalysisOptions, AnalysisParams, ANALYSIS);
     table_options!(SynthOptions, SynthParams, SYNTH);
+    table_options!(LearnOptions, LearnParams, LEARN);
 
     #[derive(Args)]
     struct SynthArgs {
@@ -103,6 +110,7 @@ mod cli {
             Command::Count(c) => super::count::run_count(*c),
             Command::Merge(m) => super::count::run_merge(m),
             Command::Synth(s) => run_synth(s),
+            Command::Train(t) => super::train::run(*t),
         };
         match result {
             Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,111 @@
+//! `posgeo train`: the learning experiment (docs/MATH.md §16) on a corpus — one small
+//! transformer per position signal and seed, trained by masked-token prediction; the
+//! held-out loss beside each signal's stress, and the finding. `--dump DIR` writes what an
+//! independent replay needs.
+
+use crate::cli::{AnalysisOptions, LearnOptions};
+use crate::input::{self, progress_bar, InputArgs};
+use clap::Args;
+use posgeo::analysis::analyze_table;
+use posgeo::error::Frontend;
+use posgeo::learn::{self, Context, Experiment};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    options: AnalysisOptions,
+    #[command(flatten)]
+    learn: LearnOptions,
+    /// A Hugging Face tokenizer.json: count and train on the model's tokens.
+    #[arg(long)]
+    tokenizer_file: Option<String>,
+    /// Print the whole experiment (every record of every run) as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Write SIGNAL/init.safetensors, SIGNAL/batches.safetensors and SIGNAL/run.json for
+    /// each signal's first seed (docs/MATH.md §16), for an independent replay.
+    #[arg(long)]
+    dump: Option<PathBuf>,
+}
+
+pub fn run(a: TrainArgs) -> Result<(), String> {
+    let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
+    let mut params = input::with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
+    // The experiment needs D and the spectrum only.
+    params.encodings.smacof_max_iter = 0;
+    let learn_params = a.learn.0.clone()?;
+    params.validate().map_err(err)?;
+    learn_params.validate().map_err(err)?;
+    let bar = progress_bar()?;
+    let s = a.input.count(&params, usize::MAX, &bar, 0.2)?;
+    bar.set_message("geometry");
+    let analysis = analyze_table(&s.table, Vec::new(), &params, &[], &mut |_| true).map_err(err)?;
+    let tokenizer = params.tokenizer();
+    let seqs: Vec<Vec<String>> = s.first.iter().map(|l| tokenizer.tokens(l, params.max_len)).collect();
+    let ctx = Context::new(&seqs, &analysis, &learn_params).map_err(err)?;
+    bar.set_message("training");
+    let results = learn::run_all(&ctx, a.dump.is_some(), &|f| {
+        bar.set_position((20.0 + 80.0 * f) as u64);
+        true
+    });
+    bar.finish_and_clear();
+    if let Some(dir) = &a.dump {
+        for (run, trace) in &results {
+            let Some(trace) = trace else { continue };
+            let sub = dir.join(run.signal.name());
+            std::fs::create_dir_all(&sub).map_err(|e| format!("cannot create {}: {e}", sub.display()))?;
+            for (name, bytes) in learn::dump::files(&ctx, run, trace).map_err(err)? {
+                let path = sub.join(name);
+                std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+        }
+    }
+    let experiment = learn::summarise(&ctx, results.into_iter().map(|(r, _)| r).collect()).map_err(err)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer(&mut out, &experiment).map_err(|e| e.to_string())?;
+        writeln!(out).ok();
+    } else {
+        write!(out, "{}", render(&experiment)).ok();
+    }
+    Ok(())
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{x:.4}"))
+}
+
+/// The readable summary: a row per signal, the runs that stopped early, the finding.
+fn render(e: &Experiment) -> String {
+    let mut s = format!(
+        "Learning: {} positions, |V| = {}, {} training and {} held-out sequences, {} steps, seeds 1..{}\n\n",
+        e.n, e.vocab, e.train_sequences, e.held_sequences, e.params.steps, e.params.seeds
+    );
+    s += &format!(
+        "{:<14} {:>10} {:>16} {:>9} {:>8} {:>10} {:>12}\n",
+        "signal", "held loss", "range", "accuracy", "σ*", "separation", "monotonicity"
+    );
+    for r in &e.signals {
+        s += &format!(
+            "{:<14} {:>10.4} {:>16} {:>9.4} {:>8} {:>10} {:>12}\n",
+            r.signal.name(),
+            r.held_loss,
+            format!("{:.4}–{:.4}", r.held_loss_range[0], r.held_loss_range[1]),
+            r.held_accuracy,
+            num(r.scaled_stress),
+            num(r.separation),
+            num(r.monotonicity)
+        );
+    }
+    for run in e.runs.iter().filter(|r| r.error.is_some()) {
+        s += &format!("\n{} (seed {}): {}", run.signal.name(), run.seed, run.error.as_deref().unwrap_or(""));
+    }
+    let f = &e.finding;
+    let range = f.rho_range.map_or(String::new(), |[a, b]| format!(", seed by seed {a:.2} to {b:.2}"));
+    s += &format!("\n\nFinding: Spearman ρ(held-out loss, σ*) = {} over {} signals{range}.\n{}\n", num(f.rho), f.signals, f.sentence);
+    s
+}
