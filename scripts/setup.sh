@@ -46,7 +46,7 @@ if ! command -v java >/dev/null; then
   apt-get update -qq
   apt-get install -y -qq default-jre-headless >/dev/null
 fi
-if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark, numpy, maturin, pytest, safetensors" 2>/dev/null; then
+if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark, numpy, maturin, pytest, safetensors, jax" 2>/dev/null; then
   log "creating .venv with the Python packages of the tests (tests/requirements.txt; pyspark is ~300 MB)"
   [ -x .venv/bin/pip ] || python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
