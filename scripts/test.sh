@@ -17,26 +17,25 @@ step() { printf '\n== %s ==\n' "$*"; }
 
 step "format"
 cargo fmt --check
-step "clippy (native)"
-cargo clippy --all-targets -- -D warnings
-step "clippy (Python bindings)"
-cargo clippy --features python --lib -- -D warnings
+# One clippy pass covers the native targets and the Python bindings (features unify).
+step "clippy (native, with the Python bindings)"
+cargo clippy --all-targets --features python -- -D warnings
 step "clippy (wasm32)"
 cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
 step "native tests"
 cargo test
 step "Python package: pip install . into .venv, then pytest (tests/python/)"
-cargo build --bin posgeo
+# The dev profile: the extension reuses the dependencies `cargo test` just built (a release
+# build would compile them all again); `pip install .` alone builds for release.
 # (maturin's build backend runs the venv's `maturin`, so the venv goes first on PATH.)
-PATH="$PWD/.venv/bin:$PATH" .venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall .
+PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" \
+  .venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall .
 POSGEO_BIN="$PWD/target/debug/posgeo" .venv/bin/python -m pytest -q tests/python
-step "wasm tests in headless Chromium"
-cargo test --target wasm32-unknown-unknown --test wasm
 step "site build (trunk build --release)"
 trunk --skip-version-check build --release
-step "fault-injection test build (dist-faults/, for the worker-death test)"
-trunk --skip-version-check build --features fault-injection --dist dist-faults
-step "end-to-end tests in headless Chromium"
-cargo build --bin posgeo
-POSGEO_BIN="$PWD/target/debug/posgeo" node --test tests/e2e/
+# The site's profile, so the dependencies come from the site build just made.
+step "wasm tests in headless Chromium"
+cargo test --profile web-release --target wasm32-unknown-unknown --test wasm
+step "end-to-end tests in headless Chromium (two files at a time)"
+POSGEO_BIN="$PWD/target/debug/posgeo" node --test --test-concurrency=2 tests/e2e/
 bash scripts/screenshot.sh

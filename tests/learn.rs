@@ -92,7 +92,8 @@ fn pearson(a: &[f64], b: &[f64]) -> f64 {
 fn the_finding_and_the_fixed_stresses_follow_from_the_reported_numbers() {
     let dir = scratch("finding");
     let corpus = corpus(&dir);
-    let mut args = vec!["train", corpus.as_str(), "--json", "--signals", "nope,sinusoidal,pmds,learned,rope,alibi"];
+    let mut args =
+        vec!["train", corpus.as_str(), "--json", "--claims", "--signals", "nope,sinusoidal,pmds,learned,rope,alibi"];
     args.extend(SMALL);
     let e = json(&posgeo(&args));
     let signals = e["signals"].as_array().unwrap();
@@ -114,6 +115,14 @@ fn the_finding_and_the_fixed_stresses_follow_from_the_reported_numbers() {
     let steps: Vec<u64> = learned["records"].as_array().unwrap().iter().map(|r| r["step"].as_u64().unwrap()).collect();
     assert_eq!(steps, [0, 10, 20]);
     assert!(learned["records"][2]["table"]["separation"].as_f64().unwrap() > 0.0);
+    // The training claims follow from the reported numbers.
+    let claim = |key: &str| e["claims"].as_array().unwrap().iter().find(|c| c["key"] == key).unwrap().clone();
+    let l = signals.iter().find(|s| s["signal"] == "learned").unwrap();
+    let sep = l["separation"].as_f64().unwrap();
+    assert_eq!(claim("training_separates")["holds"], sep >= 0.01);
+    let (end, start) = (l["monotonicity"].as_f64().unwrap(), l["initial_monotonicity"].as_f64().unwrap());
+    assert_eq!(claim("learned_monotone")["holds"], end < start);
+    assert_eq!(claim("stress_predicts_loss")["holds"], rho >= 0.5);
 }
 
 #[test]

@@ -15,6 +15,7 @@
 //! [`crate::options::LEARN`]) → [`Context::new`] (checks them against the corpus) →
 //! [`train::run`] per (signal, seed) → [`summary::summarise`].
 
+pub mod claims;
 pub mod data;
 pub mod dump;
 pub mod net;
@@ -281,7 +282,11 @@ impl Context {
 /// fraction done; it returning false cancels the runs still going (their records so far
 /// are kept). With `trace`, each signal's first seed also gives its [`train::Trace`] (for
 /// [`dump`]).
-pub fn run_all(ctx: &Context, trace: bool, progress: &(dyn Fn(f64) -> bool + Sync)) -> Vec<(Run, Option<train::Trace>)> {
+pub fn run_all(
+    ctx: &Context,
+    trace: bool,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Vec<(Run, Option<train::Trace>)> {
     let seeds = ctx.params.seed_list();
     let jobs: Vec<(Signal, u64)> =
         ctx.params.signals.iter().flat_map(|&s| seeds.iter().map(move |&seed| (s, seed))).collect();

@@ -1,6 +1,7 @@
 // End-to-end tests of hostile input (issue 11): the page survives its worker dying, strings
 // from files are never markup, and lying files get messages naming their defect.
-// The worker-death test uses dist-faults/, a test build with the `fault-injection` feature.
+// The worker-death test marks the page `data-faults="1"`: its worker then traps on a corpus
+// starting with `#posgeo:trap` (src/web/worker.rs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,14 +10,13 @@ import path from 'node:path';
 import { serve, launch, settle, table } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-let site, faults, browser;
+let site, browser;
 
 before(async () => {
   site = await serve(path.join(ROOT, 'dist'), '/hostile/');
-  faults = await serve(path.join(ROOT, 'dist-faults'), '/faults/');
   browser = await launch();
 });
-after(async () => { await browser?.close(); site?.server.close(); faults?.server.close(); });
+after(async () => { await browser?.close(); site?.server.close(); });
 
 async function open(base) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
@@ -33,7 +33,8 @@ async function paste(page, text) {
 const CORPUS = Array.from({ length: 40 }, (_, k) => `a${k % 3} b${k % 5} c${k % 2} d${k % 7}`).join('\n');
 
 test('the page survives its worker dying: a message, the results kept, a fresh worker', async () => {
-  const page = await open(faults.url);
+  const page = await open(site.url);
+  await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
   const before = await table(page);
   await paste(page, '#posgeo:trap\n' + CORPUS);
   await page.click('#run-button');

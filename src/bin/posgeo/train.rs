@@ -30,6 +30,10 @@ pub struct TrainArgs {
     /// each signal's first seed (docs/MATH.md §16), for an independent replay.
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Add the paper's training claims (separation, monotone learned tables, stress against
+    /// loss), checked on this experiment.
+    #[arg(long)]
+    claims: bool,
 }
 
 pub fn run(a: TrainArgs) -> Result<(), String> {
@@ -66,11 +70,26 @@ pub fn run(a: TrainArgs) -> Result<(), String> {
     }
     let experiment = learn::summarise(&ctx, results.into_iter().map(|(r, _)| r).collect()).map_err(err)?;
     let mut out = std::io::stdout().lock();
+    let claims = learn::claims::claims(&experiment);
     if a.json {
-        serde_json::to_writer(&mut out, &experiment).map_err(|e| e.to_string())?;
+        let mut value = serde_json::to_value(&experiment).map_err(|e| e.to_string())?;
+        if let (true, Some(map)) = (a.claims, value.as_object_mut()) {
+            map.insert("claims".into(), serde_json::to_value(&claims).map_err(|e| e.to_string())?);
+        }
+        serde_json::to_writer(&mut out, &value).map_err(|e| e.to_string())?;
         writeln!(out).ok();
     } else {
         write!(out, "{}", render(&experiment)).ok();
+        if a.claims {
+            for c in &claims {
+                let verdict = match c.holds {
+                    Some(true) => "holds",
+                    Some(false) => "does not hold",
+                    None => "not applicable",
+                };
+                writeln!(out, "\n[{verdict}] {}\n  {}", c.finding, c.reason).ok();
+            }
+        }
     }
     Ok(())
 }
@@ -106,6 +125,11 @@ fn render(e: &Experiment) -> String {
     }
     let f = &e.finding;
     let range = f.rho_range.map_or(String::new(), |[a, b]| format!(", seed by seed {a:.2} to {b:.2}"));
-    s += &format!("\n\nFinding: Spearman ρ(held-out loss, σ*) = {} over {} signals{range}.\n{}\n", num(f.rho), f.signals, f.sentence);
+    s += &format!(
+        "\n\nFinding: Spearman ρ(held-out loss, σ*) = {} over {} signals{range}.\n{}\n",
+        num(f.rho),
+        f.signals,
+        f.sentence
+    );
     s
 }

@@ -107,6 +107,16 @@ fn restore_matrix(data: &JsValue, payload: &mut crate::web::protocol::Payload) {
     payload.report.matrix.insert(payload.report.metric.clone(), (0..n).map(row).collect());
 }
 
+/// Whether an end-to-end test asked for fault injection: `<html data-faults="1">` (a test sets
+/// it; the worker then traps on a corpus starting with `#posgeo:trap`).
+fn faults_asked() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.get_attribute("data-faults"))
+        .is_some_and(|v| v == "1")
+}
+
 /// Posts a job: `{ request, bytes | file, learned_bytes, tokenizer_bytes }` (see `web::protocol`).
 pub fn post(job: &Job) {
     let Some((worker, corpus, learned, tokenizer, model)) = runtime::with(|rt| {
@@ -137,6 +147,9 @@ pub fn post(job: &Job) {
     }
     if let (true, Some(b)) = (job.model, model) {
         js_sys::Reflect::set(&msg, &"model_bytes".into(), &b).ok();
+    }
+    if faults_asked() {
+        js_sys::Reflect::set(&msg, &"trap".into(), &JsValue::TRUE).ok();
     }
     worker.post_message(&msg).ok();
 }

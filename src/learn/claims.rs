@@ -1,0 +1,106 @@
+//! **The paper's training claims, checked on this corpus's experiment** (docs/MATH.md §15 and
+//! §16), in the shape of the report's claims ([`crate::report::Claim`]): read from the
+//! [`Experiment`], nothing recomputed. The thresholds are the project's readings:
+//!
+//! 8. `training_separates` — Theorem 4: at a minimiser distinct positions get distinct
+//!    vectors. Holds when every trainable table that finished ends with separation
+//!    min‖p_i − p_j‖ / median‖p_i − p_j‖ ≥ 0.01.
+//! 9. `learned_monotone` — the monotonicity conjecture: learned distances follow the corpus
+//!    order. Holds when the `learned` table's final violation rate is below its rate at
+//!    step 0 (noise).
+//! 10. `stress_predicts_loss` — an encoding closer to the corpus geometry trains a better
+//!     model: Spearman's ρ(held-out loss, σ*) ≥ 0.5 over the signals.
+
+use super::{Experiment, Signal};
+use crate::report::Claim;
+use std::collections::BTreeMap;
+
+/// The lecture step on training (Theorem 4, live) and the one on stress against loss.
+pub const STEP_SEPARATION: usize = 12;
+/// See [`STEP_SEPARATION`].
+pub const STEP_LOSS: usize = 13;
+
+fn claim(
+    key: &str,
+    finding: &str,
+    paper: &str,
+    holds: Option<bool>,
+    reason: String,
+    values: Vec<(String, f64)>,
+    step: usize,
+) -> Claim {
+    Claim {
+        key: key.into(),
+        finding: finding.into(),
+        paper: paper.into(),
+        holds,
+        reason,
+        values: values.into_iter().filter(|(_, v)| v.is_finite()).collect::<BTreeMap<_, _>>(),
+        step,
+    }
+}
+
+/// The three training claims of `e`.
+pub fn claims(e: &Experiment) -> Vec<Claim> {
+    vec![separates(e), monotone(e), predicts(e)]
+}
+
+fn separates(e: &Experiment) -> Claim {
+    let finding = "Training separates positions: distinct positions end with distinct vectors (Theorem 4)";
+    let paper = "at every global minimiser, p_i ≠ p_j for i ≠ j";
+    let tables: Vec<_> = e.signals.iter().filter_map(|s| s.separation.map(|v| (s.signal, v))).collect();
+    if tables.is_empty() {
+        return claim(
+            "training_separates",
+            finding,
+            paper,
+            None,
+            "no trainable table finished (learned, learned_pmds)".into(),
+            vec![],
+            STEP_SEPARATION,
+        );
+    }
+    let holds = tables.iter().all(|(_, v)| *v >= 0.01);
+    let reason = tables.iter().map(|(s, v)| format!("{}: separation {v:.3}", s.name())).collect::<Vec<_>>().join("; ");
+    let values = tables.iter().map(|(s, v)| (format!("{}.separation", s.name()), *v)).collect();
+    claim("training_separates", finding, paper, Some(holds), reason, values, STEP_SEPARATION)
+}
+
+fn monotone(e: &Experiment) -> Claim {
+    let finding = "A learned table becomes monotone: its distances grow with |i − j| as training goes on";
+    let paper = "monotonicity conjecture (proved in the NTK regime)";
+    let learned = e.signals.iter().find(|s| s.signal == Signal::Learned);
+    let Some((end, start)) = learned.and_then(|s| Some((s.monotonicity?, s.initial_monotonicity?))) else {
+        return claim(
+            "learned_monotone",
+            finding,
+            paper,
+            None,
+            "the learned signal did not finish".into(),
+            vec![],
+            STEP_SEPARATION,
+        );
+    };
+    let reason = format!("violation rate {start:.4} at step 0, {end:.4} after training");
+    let values = vec![("learned.monotonicity".into(), end), ("learned.initial_monotonicity".into(), start)];
+    claim("learned_monotone", finding, paper, Some(end < start), reason, values, STEP_SEPARATION)
+}
+
+fn predicts(e: &Experiment) -> Claim {
+    let finding = "Lower stress goes with lower held-out loss";
+    let paper = "the paper reports stress, not task loss: this is the experiment it implies";
+    let f = &e.finding;
+    let Some(rho) = f.rho else {
+        return claim("stress_predicts_loss", finding, paper, None, f.sentence.clone(), vec![], STEP_LOSS);
+    };
+    let reason = format!("Spearman ρ(held-out loss, σ*) = {rho:.3} over {} signals", f.signals);
+    claim(
+        "stress_predicts_loss",
+        finding,
+        paper,
+        Some(rho >= 0.5),
+        reason,
+        vec![("finding.rho".into(), rho)],
+        STEP_LOSS,
+    )
+}
