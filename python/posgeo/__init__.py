@@ -9,26 +9,33 @@ The same engine as the ``posgeo`` command line and the browser page (a Rust exte
 * :func:`stress` — any n×d table or n×n distance matrix against a corpus metric D;
 * :func:`positional_centroids` — a model's hidden states (🤗 transformers'
   ``output_hidden_states``, or any framework's) → per-layer positional centroids;
-* :func:`count` / :class:`Counts` — counts tables, as ``posgeo count`` / ``merge``.
+* :func:`count` / :class:`Counts` — counts tables, as ``posgeo count`` / ``merge``;
+* :func:`train` — the learning experiment (docs/MATH.md §16) → :class:`Training` (the
+  ``posgeo train --json`` numbers); :class:`Tracker` — the same measures of a position table
+  logged during one's own training.
 
-Every analysis option is a keyword argument of the same name (see :data:`OPTIONS`); docs/PYTHON.md
-has a worked example.
+Every analysis option is a keyword argument of the same name (see :data:`OPTIONS`, and
+:data:`LEARN_OPTIONS` for :func:`train`); docs/PYTHON.md has a worked example.
 """
 from collections import namedtuple
 
 from . import _arrays, _core
+from ._learn import Tracker, Training
 from ._progress import reporter
 from ._report import Counts, Report
 from .errors import Error, InputError, TooLargeError
 
 __version__ = _core.__version__
-__all__ = ["analyze", "count", "stress", "positional_centroids", "Report", "Counts", "OPTIONS",
-           "Error", "InputError", "TooLargeError"]
+__all__ = ["analyze", "count", "stress", "positional_centroids", "train", "Report", "Counts", "Training",
+           "Tracker", "OPTIONS", "LEARN_OPTIONS", "Error", "InputError", "TooLargeError"]
 
 Option = namedtuple("Option", "default help kind choices")
 #: Every analysis option (name → default, help, kind, choices), from the engine's one table.
 OPTIONS = {name: Option(default, help_, kind, tuple(choices))
            for name, default, help_, kind, choices in _core.option_table()}
+#: Every option of the learning experiment (:func:`train`), as :data:`OPTIONS`.
+LEARN_OPTIONS = {name: Option(default, help_, kind, tuple(choices))
+                 for name, default, help_, kind, choices in _core.option_table("learn")}
 
 
 def _layout(format, column, header, field, lossy):
@@ -68,6 +75,26 @@ def count(corpus, *, tokenizer_file=None, format=None, column=None, header=True,
         core = _core.count(corpus, options, _layout(format, column, header, field, lossy), _fspath(tokenizer_file),
                            tell)
     return Counts(core)
+
+
+def train(corpus, *, tokenizer_file=None, format=None, column=None, header=True, field="text", lossy=False,
+          progress=True, **options):
+    """The learning experiment (docs/MATH.md §16), as ``posgeo train --json``: a small
+    transformer per position signal and seed, trained by masked-token prediction on the
+    corpus's own sequences; each signal's held-out loss beside its stress, and the finding
+    (Spearman's ρ between them).
+
+    ``corpus`` as in :func:`analyze` (every sequence is kept in memory). Every keyword is an
+    option of :data:`OPTIONS` (how the corpus is counted; D and its spectrum) or of
+    :data:`LEARN_OPTIONS` (``signals`` — a comma-separated str or a list of names —,
+    ``steps``, ``seeds``, ``d_model``, ``layers``, ``heads``, ``vocab``, ``mask_rate``, ``lr``,
+    ``batch``, ``every``). ``tokenizer_file``: a tokenizer.json to count and train on the
+    model's tokens. ``progress`` as in :func:`analyze`; Ctrl-C stops the runs.
+    """
+    with reporter(progress) as tell:
+        text = _core.train(corpus, options, _layout(format, column, header, field, lossy), _fspath(tokenizer_file),
+                           tell)
+    return Training(text)
 
 
 def stress(config, D, *, pmds=None, distances=None):

@@ -304,16 +304,21 @@ pub fn run_all(
             }
             true
         };
-        let mut kept = (trace && seed == seeds[0]).then(train::Trace::default);
-        let run = train::run(ctx, signal, seed, kept.as_mut(), &mut tick).unwrap_or_else(|e| Run {
+        let empty = |error: String| Run {
             signal,
             seed,
             records: Vec::new(),
             train_loss: Vec::new(),
             lr: Vec::new(),
-            error: Some(e.to_string()),
+            error: Some(error),
             table: None,
-        });
+        };
+        // A job not yet started when a cancel comes never builds its model.
+        if cancelled.load(std::sync::atomic::Ordering::Relaxed) {
+            return (empty(PosgeoError::Cancelled.to_string()), None);
+        }
+        let mut kept = (trace && seed == seeds[0]).then(train::Trace::default);
+        let run = train::run(ctx, signal, seed, kept.as_mut(), &mut tick).unwrap_or_else(|e| empty(e.to_string()));
         (run, kept)
     })
 }

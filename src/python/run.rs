@@ -77,7 +77,7 @@ fn file_name(path: &Path) -> String {
 }
 
 /// `tokenizer_file=`: the model tokenizer counts the corpus.
-fn with_tokenizer(params: &mut AnalysisParams, file: Option<&Path>) -> PyResult<()> {
+pub fn with_tokenizer(params: &mut AnalysisParams, file: Option<&Path>) -> PyResult<()> {
     let Some(path) = file else { return Ok(()) };
     match params.tokenizer {
         TokenizerKind::Words | TokenizerKind::Model => params.tokenizer = TokenizerKind::Model,
