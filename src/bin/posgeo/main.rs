@@ -13,6 +13,11 @@
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+/// mimalloc: freed blocks are reused instead of returned to the system and faulted in again.
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
     cli::main()
