@@ -210,20 +210,35 @@ fn spark_tables_analyse_exactly_like_the_corpus() {
     let d = dir();
     let c = corpora(&d);
     let job = root().join("scripts/engines/spark_counts.py");
-    for (corpus, fmt, mode, out_fmt) in [
+    let jobs = [
         (&c.text, "text", "condition", "csv"),
         (&c.jsonl, "jsonl", "pad", "csv"),
         (&c.parquet, "parquet", "condition", "parquet"),
-    ] {
+    ];
+    // One Spark session for the three jobs ("--" between them): one JVM start.
+    let mut cmd = Command::new(python());
+    cmd.arg(&job);
+    for (k, (corpus, fmt, mode, out_fmt)) in jobs.iter().enumerate() {
+        if k > 0 {
+            cmd.arg("--");
+        }
+        let out = d.join(format!("spark-{fmt}-{mode}"));
+        cmd.args([corpus.as_str(), out.to_str().unwrap(), "--format", fmt, "--mode", mode, "--max-len", "20"]).args([
+            "--master",
+            "local[2]",
+            "--output-format",
+            out_fmt,
+        ]);
+        if *fmt != "text" {
+            cmd.args(["--field", "body"]);
+        }
+    }
+    run(&mut cmd);
+    for (_, fmt, mode, out_fmt) in jobs {
         let args: Vec<&str> = if fmt == "text" { vec![] } else { vec!["--field", "body"] };
         let direct_corpus = if fmt == "text" { &c.text } else { &c.jsonl };
         let want = direct(direct_corpus, &args, mode);
         let out = d.join(format!("spark-{fmt}-{mode}"));
-        run(Command::new(python())
-            .arg(&job)
-            .args([corpus.as_str(), out.to_str().unwrap(), "--format", fmt, "--mode", mode, "--max-len", "20"])
-            .args(["--master", "local[2]", "--output-format", out_fmt])
-            .args(&args));
         check_table(out.to_str().unwrap(), mode, &want, &format!("spark {fmt} {mode} {out_fmt}"));
     }
 }

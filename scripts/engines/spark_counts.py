@@ -15,6 +15,7 @@ reads it as one table, and `posgeo merge` adds several. CSV is written with RFC 
 (a quote inside a field doubled). Runs on a cluster as it does in local mode.
 """
 import argparse
+import sys
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -60,7 +61,7 @@ def counts(spark, path, fmt, field, max_len, mode):
     return tokens.select(F.col("position").cast("long"), "token", F.col("count").cast("long"), "first")
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus")
     ap.add_argument("output")
@@ -70,11 +71,11 @@ def main():
     ap.add_argument("--mode", choices=["condition", "pad"], default="condition")
     ap.add_argument("--master", default="local[*]")
     ap.add_argument("--output-format", choices=["csv", "parquet"], default="csv")
-    a = ap.parse_args()
+    return ap
+
+
+def run(spark, a):
     fmt = a.format or ("parquet" if a.corpus.endswith(".parquet") else "jsonl" if a.corpus.endswith(".jsonl") else "text")
-    spark = (SparkSession.builder.master(a.master).appName("posgeo-counts")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
     table = counts(spark, a.corpus, fmt, a.field, a.max_len, a.mode)
     writer = table.write.mode("overwrite")
     if a.output_format == "parquet":
@@ -82,6 +83,25 @@ def main():
     else:
         (writer.option("header", True).option("quote", '"').option("escape", '"')
          .option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False).csv(a.output))
+
+
+def main(argv=None):
+    # Several jobs separated by "--" run in one Spark session (one JVM start for all).
+    argv = sys.argv[1:] if argv is None else argv
+    groups, current = [], []
+    for arg in argv:
+        if arg == "--":
+            groups.append(current)
+            current = []
+        else:
+            current.append(arg)
+    groups.append(current)
+    jobs = [parser().parse_args(g) for g in groups if g]
+    spark = (SparkSession.builder.master(jobs[0].master).appName("posgeo-counts")
+             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    for a in jobs:
+        run(spark, a)
     spark.stop()
 
 
