@@ -13,7 +13,7 @@ export RUST_BACKTRACE=0
 export CARGO_INCREMENTAL=0
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 
-step() { printf '\n== %s ==\n' "$*"; }
+step() { printf '\n== %s == (%s)\n' "$*" "$(date +%T)"; }
 
 step "format"
 cargo fmt --check
