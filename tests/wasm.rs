@@ -157,7 +157,7 @@ fn the_measured_canvas_draws_what_plotters_canvas_draws() {
 fn the_first_load_is_answered_by_the_shipped_results_in_wasm() {
     use posgeo::web::app::{update, Effect, Form, Model, Msg};
     let mut m = Model::default();
-    update(&mut m, Msg::Start(PageState::default()));
+    update(&mut m, Msg::Start(Box::default()));
     let fx = update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
     let shown = fx.iter().any(|e| matches!(e, Effect::RenderResults(_)));
     let mut fx = fx;

@@ -9,12 +9,14 @@ use plotters::style::colors::colormaps::ViridisRGB;
 mod bars;
 pub mod bitmap;
 mod layers;
+mod learn;
 mod map;
 mod matrix;
 pub mod palette;
 
 pub use bars::{monotonicity, stress_bars, support};
 pub use layers::{layer_stress, LayerCurves};
+pub use learn::{learn_loss, learn_map, learn_scatter, learn_tables, signal_color};
 pub use map::{pmds_map, pmds_map_3d, shepard, Overlay, View3d};
 pub use matrix::{geometry_pair, heatmap, rank_curve, spectrum};
 

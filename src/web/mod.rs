@@ -8,7 +8,8 @@
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
 //!   `worker` is the Web Worker's message loop, `helpers` the workers that count parts of a large
 //!   upload for it, `mds` has one compute the spectrum, `smacof` has them share SMACOF's iterations, `measure` has them measure
-//!   the encodings, and `layers` run a model's batches.
+//!   the encodings, and `layers` run a model's batches; `learn` is the training worker's side
+//!   of the Learn panel (a worker of its own, docs/MATH.md §16).
 
 pub mod app;
 pub mod protocol;
@@ -21,6 +22,8 @@ pub mod dom;
 pub mod helpers;
 #[cfg(target_arch = "wasm32")]
 pub mod layers;
+#[cfg(target_arch = "wasm32")]
+pub mod learn;
 #[cfg(target_arch = "wasm32")]
 pub mod mds;
 #[cfg(target_arch = "wasm32")]

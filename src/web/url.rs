@@ -5,7 +5,8 @@
 //! from their declarations ([`crate::options`]).
 
 use crate::analysis::AnalysisParams;
-use crate::options::{ANALYSIS, SYNTH};
+use crate::learn::LearnParams;
+use crate::options::{ANALYSIS, LEARN, SYNTH};
 use crate::synth::SynthParams;
 
 /// Which built-in corpus a link names.
@@ -41,6 +42,8 @@ pub struct PageState {
     pub shepard: Option<String>,
     /// The PMDS map in 3-D, seen from (turn, tilt) in degrees; `None` for the 2-D map.
     pub map3d: Option<(i32, i32)>,
+    /// The Learn panel's options (docs/MATH.md §16).
+    pub learn: LearnParams,
 }
 
 impl PageState {
@@ -57,6 +60,9 @@ impl PageState {
         for o in ANALYSIS {
             push_changed(&mut out, o.url, o.text(&self.params), o.text(&def.params));
         }
+        for o in LEARN {
+            push_changed(&mut out, o.url, o.text(&self.learn), o.text(&def.learn));
+        }
         push_changed(&mut out, "shepard", self.shepard.clone().unwrap_or_default(), String::new());
         let map3d = self.map3d.map_or(String::new(), |(y, p)| format!("{y},{p}"));
         push_changed(&mut out, "map3d", map3d, String::new());
@@ -71,6 +77,8 @@ impl PageState {
                 o.apply(&mut st.synth, v).ok();
             } else if let Some(o) = ANALYSIS.iter().find(|o| o.url == k) {
                 o.apply(&mut st.params, v).ok();
+            } else if let Some(o) = LEARN.iter().find(|o| o.url == k) {
+                o.apply(&mut st.learn, v).ok();
             } else {
                 match k {
                     "corpus" => st.corpus = if v == "genesis" { Builtin::Genesis } else { Builtin::Synthetic },
@@ -142,6 +150,21 @@ mod tests {
         let pairs = st.to_pairs();
         let back = PageState::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         assert_eq!(back, st);
+    }
+
+    #[test]
+    fn the_learn_options_round_trip_and_junk_keeps_their_defaults() {
+        use crate::learn::Signal;
+        let mut st = PageState::default();
+        st.learn.signals = vec![Signal::Nope, Signal::Rope];
+        st.learn.steps = 20;
+        st.learn.lr = 1e-4;
+        let pairs = st.to_pairs();
+        assert!(pairs.contains(&("learn_signals".into(), "nope,rope".into())), "{pairs:?}");
+        let back = PageState::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        assert_eq!(back, st);
+        let junk = PageState::from_pairs([("learn_signals", "nope,bogus"), ("learn_steps", "0"), ("learn_lr", "-1")]);
+        assert_eq!(junk.learn, LearnParams::default());
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: crate::error::Res
 }
 
 /// The bytes of `key` in a message (empty when absent).
-fn bytes_of(data: &JsValue, key: &str) -> Vec<u8> {
+pub(crate) fn bytes_of(data: &JsValue, key: &str) -> Vec<u8> {
     js_sys::Reflect::get(data, &key.into())
         .ok()
         .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
@@ -285,7 +285,8 @@ pub fn start() {
             || super::measure::serve(&s2, &data)
             || super::mds::serve(&s2, &data)
             || super::smacof::serve(&s2, &data)
-            || super::layers::serve(&s2, &data);
+            || super::layers::serve(&s2, &data)
+            || super::learn::serve(&s2, &data);
         if served {
             return;
         }

@@ -55,4 +55,6 @@ pub enum Effect {
     ShowDemo(theorem::Shown),
     /// Show the lecture view at this step (None: the dashboard).
     ShowLecture(Option<usize>),
+    /// Something for the Learn panel.
+    Learn(super::learn::LearnEffect),
 }

@@ -3,7 +3,8 @@
 //! and a corpus [`crate::web::protocol::Source`].
 
 use crate::corpus::{FileKind, InputFormat};
-use crate::options::{Domain, OptSpec, ANALYSIS, SYNTH};
+use crate::learn::LearnParams;
+use crate::options::{Domain, OptSpec, ANALYSIS, LEARN, SYNTH};
 use crate::web::url::{Builtin, PageState};
 use std::collections::BTreeMap;
 
@@ -106,6 +107,9 @@ impl Form {
         for o in ANALYSIS {
             values.insert(o.control, o.text(&state.params));
         }
+        for o in LEARN {
+            values.insert(o.control, o.text(&state.learn));
+        }
         let source = match state.corpus {
             Builtin::Synthetic => SourceKind::Synthetic,
             Builtin::Genesis => SourceKind::Genesis,
@@ -118,7 +122,8 @@ impl Form {
         }
     }
 
-    /// The options the form describes (a bad value is a message naming it).
+    /// The options the form describes (a bad value is a message naming it); the Learn
+    /// panel's are read apart ([`Form::learn_params`]), so that they never stop a run.
     pub fn page_state(&self) -> Result<PageState, String> {
         let mut st = PageState {
             corpus: if self.source == SourceKind::Genesis { Builtin::Genesis } else { Builtin::Synthetic },
@@ -127,5 +132,14 @@ impl Form {
         read_options(SYNTH, &self.values, &mut st.synth)?;
         read_options(ANALYSIS, &self.values, &mut st.params)?;
         Ok(st)
+    }
+
+    /// The Learn panel's options (a bad value is a message naming it); their ranges and
+    /// relations are checked too ([`LearnParams::validate`]).
+    pub fn learn_params(&self) -> Result<LearnParams, String> {
+        let mut p = LearnParams::default();
+        read_options(LEARN, &self.values, &mut p)?;
+        p.validate().map_err(|e| e.message_for(crate::error::Frontend::Page))?;
+        Ok(p)
     }
 }

@@ -6,6 +6,7 @@
 
 mod effect;
 pub mod form;
+pub mod learn;
 mod run;
 mod slots;
 
@@ -137,6 +138,8 @@ pub struct Model {
     pub tokenizer_file: FileSlot,
     /// The model folder input (its layers).
     pub model_file: FileSlot,
+    /// The Learn panel (docs/MATH.md §16).
+    pub learning: learn::Learning,
     running: Option<u32>,
     started: f64,
     last_id: u32,
@@ -168,7 +171,7 @@ pub struct Model {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     /// The page opened with this link state.
-    Start(PageState),
+    Start(Box<PageState>),
     /// Run pressed (`at`: the page clock, ms).
     Run { form: Form, at: f64 },
     /// An encoding-only control moved (live parameters).
@@ -233,12 +236,14 @@ pub enum Msg {
     Lecture(Option<usize>),
     /// A key pressed while the lecture view is open (`KeyboardEvent.key`).
     LectureKey(String),
+    /// Something for the Learn panel.
+    Learn(learn::LearnMsg),
 }
 
 /// The whole page logic: applies `msg` to `m` and says what to show.
 pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
     match msg {
-        Msg::Start(state) => run::start(m, state),
+        Msg::Start(state) => run::start(m, *state),
         Msg::Run { form, at } => run::run(m, form, at),
         Msg::Live { form, at } => run::live(m, form, at),
         Msg::Cancel => run::cancel(m),
@@ -273,11 +278,11 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             m.view.layers_raw = raw;
             vec![Effect::Draw(ChartKind::Layers)]
         }
-        Msg::Restyle if m.results.is_some() => {
+        Msg::Restyle => {
             let draws = crate::web::view::charts::ChartKind::ALL.iter().map(|&k| Effect::Draw(k));
-            std::iter::once(Effect::RenderTable).chain(draws).collect()
+            let dashboard = std::iter::once(Effect::RenderTable).chain(draws).filter(|_| m.results.is_some());
+            dashboard.chain([Effect::Learn(learn::LearnEffect::Draw)]).collect()
         }
-        Msg::Restyle => Vec::new(),
         Msg::StressRaw(raw) => {
             m.view.stress_raw = raw;
             vec![Effect::Draw(ChartKind::Stress)]
@@ -312,6 +317,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             vec![Effect::ShowLecture(step)]
         }
         Msg::LectureKey(key) => lecture_key(m, &key),
+        Msg::Learn(msg) => learn::update(m, msg),
     }
 }
 

@@ -23,7 +23,7 @@ fn learned_table(m: &Model, form: &Form) -> Option<LearnedTable> {
 }
 
 /// The loaded tokenizer file, when the form's tokenizer is `model`.
-fn tokenizer_file(m: &Model, st: &PageState) -> Option<String> {
+pub(super) fn tokenizer_file(m: &Model, st: &PageState) -> Option<String> {
     match &m.tokenizer_file {
         FileSlot::Loaded(name) if st.params.tokenizer == TokenizerKind::Model => Some(name.clone()),
         _ => None,
@@ -97,7 +97,7 @@ pub(super) fn start(m: &mut Model, state: PageState) -> Vec<Effect> {
 
 /// The corpus the form names, or why there is none (a file still being read never gets here:
 /// [`run`] waits for it first).
-fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, CorpusData), String> {
+pub(super) fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, CorpusData), String> {
     let lossy = form.file.lossy;
     match form.source {
         SourceKind::Synthetic => Ok((Source::Synthetic(st.synth.clone()), CorpusData::None)),
@@ -153,7 +153,8 @@ pub(crate) fn run(m: &mut Model, form: Form, at: f64) -> Vec<Effect> {
         fx.push(restart_worker(m));
     }
     m.started = at;
-    m.shown = st.clone();
+    // The Learn panel's options are the last training's (Train sets them).
+    m.shown = PageState { learn: std::mem::take(&mut m.shown.learn), ..st.clone() };
     m.run_learned = learned.clone();
     let tokenizer = tokenizer_file(m, &st);
     m.run_tokenizer = tokenizer.clone();

@@ -8,7 +8,7 @@ use crate::web::view::export::ImageFormat;
 
 fn started() -> Model {
     let mut m = Model::default();
-    let fx = update(&mut m, Msg::Start(PageState::default()));
+    let fx = update(&mut m, Msg::Start(Box::default()));
     assert!(matches!(fx[..], [Effect::ShowForm(..), Effect::ShowDemo(..)]));
     m.worker_started = true; // as after a first run: a worker exists
     m
@@ -271,7 +271,7 @@ fn the_link_follows_the_last_run_and_the_view() {
     let link = "?corpus=genesis&metric=fisher_rao&d=48&shepard=rope&map3d=-45%2C10";
     let pairs =
         [("corpus", "genesis"), ("d", "48"), ("metric", "fisher_rao"), ("shepard", "rope"), ("map3d", "-45,10")];
-    let fx = update(&mut m, Msg::Start(PageState::from_pairs(pairs)));
+    let fx = update(&mut m, Msg::Start(Box::new(PageState::from_pairs(pairs))));
     let Effect::ShowForm(f, map) = &fx[0] else { panic!() };
     assert_eq!(
         (f.source, f.values["opt-d"].as_str(), f.values["opt-metric"].as_str()),

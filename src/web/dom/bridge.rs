@@ -109,7 +109,7 @@ fn restore_matrix(data: &JsValue, payload: &mut crate::web::protocol::Payload) {
 
 /// Whether an end-to-end test asked for fault injection: `<html data-faults="1">` (a test sets
 /// it; the worker then traps on a corpus starting with `#posgeo:trap`).
-fn faults_asked() -> bool {
+pub(super) fn faults_asked() -> bool {
     web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())

@@ -4,7 +4,7 @@
 
 use super::elements::Elements;
 use super::{make, runtime};
-use crate::options::{Domain, Group, OptSpec, ANALYSIS, SYNTH};
+use crate::options::{Domain, Group, OptSpec, ANALYSIS, LEARN, SYNTH};
 use crate::web::app::{FileOptions, Form, SourceKind};
 use crate::web::view::charts::MapView;
 use wasm_bindgen::JsCast;
@@ -54,12 +54,21 @@ fn control<T>(o: &OptSpec<T>) -> Option<Element> {
             i
         }
         Domain::Set(choices) => {
-            // Comma-separated names; the list is in the title.
-            let i = make("input", "")?;
-            i.set_attribute("type", "text").ok()?;
-            let names: Vec<&str> = choices.iter().map(|c| c.value).collect();
-            i.set_attribute("placeholder", &names.join(",")).ok()?;
-            i
+            // A checkbox per choice, read and set as the comma-separated names ([`text_of`]).
+            let group = make("div", "")?;
+            group.set_attribute("role", "group").ok()?;
+            group.set_attribute("data-set", "").ok()?;
+            group.set_class_name("set");
+            for c in choices {
+                let (label, check) = (make("label", "")?, make("input", "")?);
+                check.set_attribute("type", "checkbox").ok()?;
+                check.set_attribute("value", c.value).ok()?;
+                check.set_id(&format!("{}-{}", o.control, c.value));
+                label.append_child(&check).ok()?;
+                label.append_with_str_1(&format!(" {}", c.label)).ok()?;
+                group.append_child(&label).ok()?;
+            }
+            group
         }
         Domain::Real { lo, hi, .. } => {
             let i = make("input", "")?;
@@ -93,7 +102,13 @@ fn build_table<T>(
             continue;
         };
         help.set_class_name("help");
-        label.set_attribute("for", o.control).ok();
+        if matches!(o.domain, Domain::Set(_)) {
+            // A group of checkboxes is named by its label, not labelled `for` it.
+            label.set_id(&format!("{}-label", o.control));
+            c.set_attribute("aria-labelledby", &format!("{}-label", o.control)).ok();
+        } else {
+            label.set_attribute("for", o.control).ok();
+        }
         label.append_child(&help).ok();
         container.append_child(&label).ok();
         container.append_child(&c).ok();
@@ -103,7 +118,8 @@ fn build_table<T>(
 }
 
 /// Builds every option control (synthetic corpus, then analysis, each analysis option in
-/// its group's container `#options-<group>`, [`Group`]).
+/// its group's container `#options-<group>`, [`Group`]; then the Learn panel's, in
+/// `#learn-options`).
 pub fn build(els: &Elements) -> Vec<(&'static str, Element)> {
     let mut all = build_table(&els.synth_box, SYNTH, |_| None);
     let document = web_sys::window().and_then(|w| w.document());
@@ -111,6 +127,7 @@ pub fn build(els: &Elements) -> Vec<(&'static str, Element)> {
         document.as_ref()?.get_element_by_id(&format!("options-{}", Group::of(o).key()))
     };
     all.extend(build_table(&els.options_box, ANALYSIS, group_box));
+    all.extend(build_table(&els.learn.options, LEARN, |_| None));
     all
 }
 
@@ -122,9 +139,19 @@ pub fn open_source_group(els: &Elements, source: SourceKind) {
     }
 }
 
-/// The text of an input or select (checkboxes: "true"/"false").
+/// The checkboxes of a set control (`div[data-set]`).
+fn set_boxes(e: &Element) -> Vec<HtmlInputElement> {
+    let Ok(list) = e.query_selector_all("input[type=checkbox]") else { return Vec::new() };
+    (0..list.length()).filter_map(|k| list.item(k)?.dyn_into::<HtmlInputElement>().ok()).collect()
+}
+
+/// The text of an input or select (checkboxes: "true"/"false"; a set: the names checked,
+/// comma-separated).
 fn text_of(e: &Element) -> String {
-    if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
+    if e.has_attribute("data-set") {
+        let on: Vec<String> = set_boxes(e).iter().filter(|b| b.checked()).map(HtmlInputElement::value).collect();
+        on.join(",")
+    } else if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
         if i.type_() == "checkbox" {
             i.checked().to_string()
         } else {
@@ -138,7 +165,12 @@ fn text_of(e: &Element) -> String {
 }
 
 fn set_text_of(e: &Element, v: &str) {
-    if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
+    if e.has_attribute("data-set") {
+        let names: Vec<&str> = v.split(',').map(str::trim).collect();
+        for b in set_boxes(e) {
+            b.set_checked(v == "all" || names.contains(&b.value().as_str()));
+        }
+    } else if let Some(i) = e.dyn_ref::<HtmlInputElement>() {
         if i.type_() == "checkbox" {
             i.set_checked(v == "true");
         } else {

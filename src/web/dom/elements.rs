@@ -95,6 +95,8 @@ pub struct Elements {
     pub position_tokens: Element,
     pub demo: DemoEls,
     pub lecture: super::lecture::LectureEls,
+    /// The Learn panel (`#learn`).
+    pub learn: super::learn::LearnEls,
 }
 
 /// The element with this id, of this type; the error names it.
@@ -218,6 +220,7 @@ impl Elements {
             position_tokens: by_id(d, "position-tokens")?,
             demo: demo_elements(d)?,
             lecture,
+            learn: super::learn::LearnEls::find(d)?,
         })
     }
 

@@ -9,6 +9,7 @@
 //! * [`files`]: reading uploads, the column and tensor pickers.
 //! * [`render`]: summary, table, charts on canvases, hover read-outs, downloads.
 //! * [`lecture`]: the lecture view (its steps, keys and controls).
+//! * [`learn`], [`learn_bridge`]: the Learn panel and its training worker.
 //! * [`wire`]: event listeners.
 //!
 //! Text is always inserted with `set_text_content`, never as HTML.
@@ -18,6 +19,8 @@ pub mod controls;
 pub mod download;
 pub mod elements;
 pub mod files;
+pub mod learn;
+pub mod learn_bridge;
 pub mod lecture;
 pub mod render;
 pub mod runtime;
@@ -107,11 +110,13 @@ pub fn start() {
     wire::wire();
     theme::watch();
     let state = crate::web::url::PageState::from_pairs(query_pairs().iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    runtime::dispatch(crate::web::app::Msg::Start(state));
+    runtime::dispatch(crate::web::app::Msg::Start(Box::new(state)));
     runtime::dispatch(crate::web::app::Msg::Lecture(lecture::current_hash()));
     later(|| {
         // The first run starts the worker (at once, or after the shipped results are drawn).
         runtime::dispatch(crate::web::app::Msg::Run { form: controls::read_form(), at: now() });
+        // The Learn panel's charts say what they wait for.
+        learn::perform(crate::web::app::learn::LearnEffect::Draw);
         register_service_worker();
     });
 }

@@ -32,6 +32,8 @@ pub struct Runtime {
     pub model: Model,
     /// The worker, when one runs.
     pub worker: Option<Worker>,
+    /// The Learn panel's training worker, while a training runs.
+    pub learn_worker: Option<Worker>,
     /// The corpus upload.
     pub corpus: FileData,
     /// The learned table upload.
@@ -68,6 +70,7 @@ pub fn install(els: Elements) {
         controls,
         model: Model::default(),
         worker: None,
+        learn_worker: None,
         corpus: FileData::default(),
         learned: FileData::default(),
         tokenizer: FileData::default(),
@@ -180,5 +183,6 @@ pub fn perform(effect: Effect) {
             r.set_attribute("data-equivariance-error", &format!("{:?}", shown.equivariance_error)).ok();
             r.set_attribute("data-readout-change", &format!("{:?}", shown.readout_change)).ok();
         }
+        Effect::Learn(e) => super::learn::perform(e),
     }
 }

@@ -74,6 +74,7 @@ pub fn wire() {
     wire_map();
     wire_live();
     wire_demo(&els.demo);
+    super::learn::wire(&els.learn);
     super::lecture::wire();
     for c in &els.charts {
         let kind = c.kind;

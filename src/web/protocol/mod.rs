@@ -313,6 +313,7 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
 
 mod input;
 pub use input::kept;
+pub mod learn;
 mod payload;
 mod session;
 pub use session::{counting_tokenizer, Begun, Layers, Pending, Session, Unbuilt};

@@ -83,7 +83,7 @@ mod tests {
     /// The request the page makes on first load.
     fn first_request() -> Request {
         let mut m = Model::default();
-        update(&mut m, Msg::Start(PageState::default()));
+        update(&mut m, Msg::Start(Box::default()));
         let mut fx = update(&mut m, Msg::Run { form: Form::from_state(&PageState::default()), at: 0.0 });
         fx.extend(update(&mut m, Msg::WorkerReady));
         let job = fx.iter().find_map(|e| if let Effect::Post(j) = e { Some(j.clone()) } else { None });

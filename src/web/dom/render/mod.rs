@@ -6,7 +6,7 @@ mod canvas;
 mod measured;
 
 pub use canvas::{draw, draw_into, hover};
-pub use measured::MeasuredCanvas;
+pub use measured::{nominal, MeasuredCanvas};
 
 use super::{download as offer, download_url, later, make, now, runtime};
 use crate::web::app::{Effect, Msg};
@@ -45,7 +45,7 @@ pub fn results(id: u32) {
     }
     over.set_value(view.overlay.as_deref().filter(|n| r.encodings.contains_key(*n)).unwrap_or(""));
     table();
-    claims(&els.claims, r);
+    claim_items(&els.claims, &r.claims());
     super::lecture::render();
     remember_shown();
     later(move || draw_from(0, id));
@@ -61,12 +61,13 @@ pub fn remember_shown() {
     measured::remember_shown(&canvases);
 }
 
-/// The claims panel: per finding an `li` with `data-claim`, `data-holds` (`true`, `false`,
-/// `na`) and `data-values` (the numbers used, by report field, as JSON), its verdict, the
-/// finding, this corpus's numbers, the paper's and a link to the lecture step.
-fn claims(list: &web_sys::Element, r: &crate::report::Report) {
+/// A claims list (the dashboard's `#claims`, the Learn panel's `#learn-claims`): per finding
+/// an `li` with `data-claim`, `data-holds` (`true`, `false`, `na`) and `data-values` (the
+/// numbers used, by report field, as JSON), its verdict, the finding, this corpus's numbers,
+/// the paper's and a link to its lecture step (when the lecture has it).
+pub fn claim_items(list: &web_sys::Element, claims: &[crate::report::Claim]) {
     list.set_text_content(None);
-    for c in r.claims() {
+    for c in claims {
         let (holds, mark) = match c.holds {
             Some(true) => ("true", "✓ holds"),
             Some(false) => ("false", "✗ does not hold"),
@@ -88,7 +89,8 @@ fn claims(list: &web_sys::Element, r: &crate::report::Report) {
                 li.append_child(&e).ok();
             }
         }
-        if let Some(a) = make("a", &format!("lecture step {}", c.step)) {
+        let in_lecture = (1..=crate::web::view::lecture::STEPS.len()).contains(&c.step);
+        if let Some(a) = make("a", &format!("lecture step {}", c.step)).filter(|_| in_lecture) {
             a.set_attribute("href", &crate::web::view::lecture::hash(c.step)).ok();
             li.append_child(&a).ok();
         }

@@ -1,0 +1,203 @@
+// End-to-end tests of the Learn panel (docs/MATH.md §16, issue 38): a pasted corpus trained
+// in the page gives `posgeo train --json`'s numbers with the same options (table, finding,
+// CSV), its charts are drawn and exported, a cancel mid-training sets the status to idle,
+// keeps the last results and leaves the page usable, and the analysis keeps running beside
+// a training.
+//
+// The same code runs in the page and in the CLI, on the same data, initial weights and
+// batches, but not on the same f32 arithmetic: candle's matrix products and row sums take
+// wasm's simd128 kernels in the page (4 lanes, multiply then add) and AVX2/AVX-512 kernels
+// with fused multiply-adds natively (8 or 16 lanes), so f32 results differ in their last
+// bits — already the held-out loss at step 0, before any update (about 6e-8 relative for
+// nope). Training does not amplify it over these steps (at most about 2e-7 relative at step
+// 20). So what comes out of the f32 model (losses, a trainable table's σ*, separation,
+// monotonicity) is checked to 1e-5 relative; what does not (a fixed signal's σ*, computed in
+// f64: 1e-9) or is a count (accuracy) and the finding's ρ (ranks) exactly or to 1e-9.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serve, launch, openSettled, runAfter, BIN } from './harness.mjs';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+let server, url, browser, corpusFile, corpus;
+
+before(async () => {
+  ({ server, url } = await serve(path.join(ROOT, 'dist'), '/learn-test/'));
+  browser = await launch();
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  corpus = execFileSync(BIN, ['synth', '--positions', '12', '--vocab', '40', '--sequences', '300']).toString();
+  corpusFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-e2e-learn-')), 'corpus.txt');
+  fs.writeFileSync(corpusFile, corpus);
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (corpusFile) fs.rmSync(path.dirname(corpusFile), { recursive: true, force: true });
+});
+
+const SMALL = { steps: '20', every: '10', d_model: '16', heads: '2', batch: '8' };
+const SIGNALS = ['nope', 'sinusoidal', 'learned'];
+const METRICS = ['held_loss', 'held_accuracy', 'scaled_stress', 'separation', 'monotonicity'];
+/** The tolerance of a number (see the header): relative 1e-5 where the f32 model's kernels
+ * differ between wasm and native, 1e-9 for the f64 geometry, exact for counts. */
+function tolerance(signal, metric) {
+  if (metric === 'held_accuracy') return 0;
+  const trainable = signal === 'learned' || signal === 'learned_pmds';
+  return metric === 'held_loss' || trainable ? 1e-5 : 1e-9;
+}
+
+/** `posgeo train CORPUS --json` with the panel's options. */
+function train(options, signals) {
+  const flags = Object.entries(options).flatMap(([k, v]) => [`--${k.replace('_', '-')}`, v]);
+  const args = ['train', corpusFile, '--json', '--claims', '--signals', signals.join(','), ...flags];
+  const out = execFileSync(BIN, args, { maxBuffer: 1 << 28 });
+  return JSON.parse(out);
+}
+
+/** Pastes text as a real paste does: the value set, one input event. */
+async function paste(page, text) {
+  await page.$eval('#corpus-input', (el, t) => {
+    el.value = t;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, text);
+}
+
+/** The panel's options and signals. */
+async function setLearn(page, options, signals) {
+  for (const [key, value] of Object.entries(options)) await page.fill(`#learn-${key}`, value);
+  await page.$$eval('#learn-signals input[type=checkbox]', (boxes, on) => {
+    for (const b of boxes) b.checked = on.includes(b.value);
+  }, signals);
+}
+
+/** Presses Train and waits for the training to end; its state. */
+async function trained(page, timeout = 240000) {
+  await page.click('#learn-run');
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#learn-status').dataset.state), null, { timeout });
+  return page.$eval('#learn-status', (s) => s.dataset.state);
+}
+
+/** The results table as { signal: { metric: number|null } }. */
+async function learnTable(page) {
+  return page.$$eval('#learn-table tbody tr', (rows) => Object.fromEntries(rows.map((r) => [
+    r.dataset.signal,
+    Object.fromEntries([...r.querySelectorAll('td[data-metric]')].map((td) => [
+      td.dataset.metric, td.dataset.value === 'null' ? null : Number(td.dataset.value)])),
+  ])));
+}
+
+/** The shown numbers against the CLI's: |page − CLI| per metric, and the largest. */
+function differences(shown, want) {
+  const diffs = [];
+  assert.deepEqual(Object.keys(shown), want.signals.map((s) => s.signal));
+  for (const s of want.signals) {
+    for (const m of METRICS) {
+      const w = s[m];
+      const v = shown[s.signal][m];
+      if (w === null || w === undefined) { assert.equal(v, null, `${s.signal}.${m}`); continue; }
+      const tol = tolerance(s.signal, m) * Math.max(1, Math.abs(w));
+      diffs.push({ at: `${s.signal}.${m}`, page: v, cli: w, diff: Math.abs(v - w), tol });
+    }
+  }
+  return diffs;
+}
+
+test("training in the page gives posgeo train's numbers; the charts, the CSV and the link follow", async () => {
+  const page = await openSettled(browser, url, { width: 1280, height: 900 }, { acceptDownloads: true });
+  await paste(page, corpus);
+  assert.equal(await page.isChecked('#src-paste'), true);
+  await setLearn(page, SMALL, SIGNALS);
+  assert.equal(await page.$eval('#learn-status', (s) => s.dataset.state), 'idle');
+  assert.equal(await trained(page), 'done', await page.textContent('#learn-status'));
+  const want = train(SMALL, SIGNALS);
+  const shown = await learnTable(page);
+  const diffs = differences(shown, want);
+  const worst = diffs.reduce((a, b) => (b.diff > a.diff ? b : a));
+  console.log(`largest |page − CLI| over ${diffs.length} numbers: ${worst.diff} at ${worst.at}`);
+  for (const d of diffs) assert.ok(d.diff <= d.tol, `${d.at}: page ${d.page} vs CLI ${d.cli} (tolerance ${d.tol})`);
+  assert.ok(diffs.filter((d) => d.tol === 1e-9).length >= 2, 'the fixed signals\' σ* are checked to 1e-9');
+  const rho = await page.$eval('#learn-finding', (f) => f.dataset.rho);
+  if (want.finding.rho === null) assert.equal(rho, 'null');
+  else assert.ok(Math.abs(Number(rho) - want.finding.rho) <= 1e-9, `ρ: page ${rho} vs CLI ${want.finding.rho}`);
+  assert.ok((await page.textContent('#learn-finding')).startsWith(want.finding.sentence));
+  assert.match(await page.textContent('#learn-status'), /trained in/);
+  // The paper's training claims, as `posgeo train --claims` reads them.
+  const claims = await page.$$eval('#learn-claims li[data-claim]', (items) => items.map((li) => ({
+    key: li.dataset.claim, holds: { true: true, false: false, na: null }[li.dataset.holds] })));
+  assert.deepEqual(claims, want.claims.map((c) => ({ key: c.key, holds: c.holds })));
+  // The loss chart has each signal's colour (src/charts/palette.rs): sinusoidal blue, learned orange.
+  const ink = await page.$eval('#chart-learn-loss', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const near = (i, [r, g, b]) => Math.abs(d[i] - r) < 30 && Math.abs(d[i + 1] - g) < 30 && Math.abs(d[i + 2] - b) < 30;
+    let blue = 0, orange = 0;
+    for (let i = 0; i < d.length; i += 4) { if (near(i, [0, 114, 178])) blue++; if (near(i, [230, 159, 0])) orange++; }
+    return { blue, orange };
+  });
+  assert.ok(ink.blue > 50 && ink.orange > 50, JSON.stringify(ink));
+  // The CSV holds every record, as the CLI's runs.
+  const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.click('#export-learn-csv')]);
+  const lines = fs.readFileSync(await csvDownload.path(), 'utf8').trim().split('\n');
+  assert.equal(lines[0], 'signal,seed,step,train_loss,held_loss,held_accuracy,scaled_stress,spearman,monotonicity,separation');
+  assert.equal(lines.length - 1, want.runs.reduce((k, r) => k + r.records.length, 0));
+  const last = lines.find((l) => l.startsWith('learned,1,20,')).split(',');
+  const record = want.runs.find((r) => r.signal === 'learned').records.at(-1);
+  assert.ok(Math.abs(Number(last[4]) - record.held_loss) <= 1e-5 * record.held_loss, `${last[4]} vs ${record.held_loss}`);
+  assert.ok(Math.abs(Number(last[9]) - record.table.separation) <= 1e-5, `${last[9]} vs ${record.table.separation}`);
+  assert.equal(Number(last[5]), record.held_accuracy);
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('button[data-learn-chart="learn-scatter"][data-kind="svg"]')]);
+  assert.match(fs.readFileSync(await svg.path(), 'utf8'), /^<svg[\s\S]*sinusoidal/);
+  assert.equal(svg.suggestedFilename(), 'posgeo-learn-scatter.svg');
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('button[data-learn-chart="learn-loss"][data-kind="png"]')]);
+  assert.equal(png.suggestedFilename(), 'posgeo-learn-loss.png');
+  assert.match(await page.$eval('#share-link', (a) => a.getAttribute('href')), /learn_steps=20/);
+  await page.locator('#learn').screenshot({ path: path.join(ARTIFACTS, 'learn.png') });
+  await page.close();
+});
+
+test('a cancel mid-training sets idle, keeps the last results and leaves the page usable', async () => {
+  const page = await openSettled(browser, url, { width: 1280, height: 900 });
+  await paste(page, corpus);
+  await setLearn(page, SMALL, SIGNALS);
+  assert.equal(await trained(page), 'done');
+  const before = await learnTable(page);
+  const finding = await page.textContent('#learn-finding');
+  // A long training; the analysis runs beside it, in its own worker.
+  await setLearn(page, { ...SMALL, steps: '100000' }, SIGNALS);
+  await page.click('#learn-run');
+  await page.waitForFunction(() => /training nope/.test(document.querySelector('#learn-status').textContent), null, { timeout: 60000 });
+  assert.equal(await page.$eval('#learn-cancel', (b) => b.disabled), false);
+  assert.equal(await runAfter(page, () => page.click('#run-button')), 'done', 'the analysis runs while a training does');
+  await page.click('#learn-cancel');
+  await page.waitForFunction(() => document.querySelector('#learn-status').dataset.state === 'idle');
+  assert.match(await page.textContent('#learn-status'), /cancelled/);
+  assert.equal(await page.$eval('#learn-cancel', (b) => b.disabled), true);
+  assert.deepEqual(await learnTable(page), before, 'the last results stay');
+  assert.equal(await page.textContent('#learn-finding'), finding);
+  // The page goes on: a new training gives the same numbers again (each run is seeded).
+  await setLearn(page, SMALL, SIGNALS);
+  assert.equal(await trained(page), 'done');
+  assert.deepEqual(await learnTable(page), before);
+  assert.equal(await runAfter(page, () => page.click('#run-button')), 'done');
+  await page.close();
+});
+
+test('bad options and a counts table are messages, and the last results stay', async () => {
+  const page = await openSettled(browser, url);
+  await paste(page, corpus);
+  await setLearn(page, { ...SMALL, d_model: '18' }, SIGNALS);
+  assert.equal(await trained(page), 'error');
+  assert.match(await page.textContent('#learn-status'), /d_model/);
+  await setLearn(page, SMALL, []);
+  assert.equal(await trained(page), 'error');
+  assert.match(await page.textContent('#learn-status'), /signals/);
+  await paste(page, 'position,token,count\n0,a,3\n1,b,2\n');
+  await setLearn(page, SMALL, SIGNALS);
+  assert.equal(await trained(page), 'error');
+  assert.match(await page.textContent('#learn-status'), /counts table/);
+  assert.deepEqual(await learnTable(page), {}, 'nothing was trained');
+  await page.close();
+});
