@@ -349,7 +349,7 @@ impl Group {
             (Affects::Encodings, _) => Group::Encodings,
             (_, "tokenizer" | "lowercase" | "bos" | "no_special_tokens") => Group::Tokens,
             (_, "mode" | "max_len" | "min_support") => Group::Positions,
-            (_, "layer_sequences") => Group::Model,
+            (_, "layer_sequences" | "layer_skip") => Group::Model,
             _ => Group::Geometry,
         }
     }

@@ -181,7 +181,7 @@ fn a_models_layers_run_in_the_browser() {
     let seqs: [&[u32]; 2] = [&[101, 7592, 2088, 102], &[101, 2088, 102]];
     let alone = |s: &[u32]| {
         let b = posgeo::model::Batch { ids: s.to_vec(), mask: vec![1; s.len()], sequences: 1, length: s.len() };
-        model.bert.hidden_states(&b).unwrap()
+        model.hidden_states(&b).unwrap()
     };
     let batch = posgeo::model::Batch {
         ids: [seqs[0], &[seqs[1], &[0]].concat()].concat(),
@@ -189,7 +189,7 @@ fn a_models_layers_run_in_the_browser() {
         sequences: 2,
         length: 4,
     };
-    let together = model.bert.hidden_states(&batch).unwrap();
+    let together = model.hidden_states(&batch).unwrap();
     let h = model.config.hidden_size;
     let second = alone(seqs[1]);
     for (l, layer) in together.iter().enumerate() {

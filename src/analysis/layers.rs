@@ -30,6 +30,13 @@ pub struct LayersInfo {
     pub positions: usize,
     /// The cut, min(max_len, max_position_embeddings).
     pub cut: usize,
+    /// The first positions the per-layer measures leave out (`layer_skip`).
+    #[serde(default)]
+    pub skip: usize,
+    /// Each layer's positional share, effective dimension and principal coordinates
+    /// (docs/MATH.md §14b).
+    #[serde(default)]
+    pub measures: Vec<crate::model::measures::LayerMeasures>,
 }
 
 /// The report key of layer ℓ's centroid or residual.
@@ -54,7 +61,7 @@ pub fn plan<S: AsRef<str>>(
     let c = &model.config;
     if params.bos {
         return Err(PosgeoError::BadModel(
-            "the <bos> marker is not a token of the model: turn it off (the model's tokenizer adds its own [CLS])"
+            "the <bos> marker is not a token of the model: turn it off (the model's tokenizer adds its own begin token, [CLS] or <s>, when it has one)"
                 .into(),
         ));
     }
@@ -104,6 +111,8 @@ pub(super) fn restricted(analysis: &Analysis, m: usize) -> (DistanceMatrix, Poin
 /// encodings, with the report's [`LayersInfo`].
 pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &LayerSums) -> Result<()> {
     let (centroids, residuals) = sums.finish(plan);
+    let skip = analysis.params.layer_skip.min(plan.positions.saturating_sub(2));
+    let per_layer = crate::model::measures::layer_measures(sums, plan, &centroids, skip);
     let mut rows: Vec<(String, Encoding)> = Vec::with_capacity(2 * centroids.len());
     for (l, (c, r)) in centroids.into_iter().zip(residuals).enumerate() {
         for (residual, points) in [(false, c), (true, r)] {
@@ -125,6 +134,8 @@ pub fn add_layers(analysis: &mut Analysis, model: &Model, plan: &Plan, sums: &La
         sequences_used: plan.sequences.len(),
         positions: plan.positions,
         cut: plan.cut,
+        skip,
+        measures: per_layer,
     });
     Ok(())
 }

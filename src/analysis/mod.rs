@@ -53,6 +53,8 @@ pub struct AnalysisParams {
     pub encodings: EncodingParams,
     /// With a model: the first S sequences its layers read (docs/MATH.md §14; 256).
     pub layer_sequences: usize,
+    /// With a model: the first positions its per-layer measures leave out (docs/MATH.md §14b).
+    pub layer_skip: usize,
 }
 
 impl Default for AnalysisParams {
@@ -73,6 +75,7 @@ impl Default for AnalysisParams {
             energy: 0.99,
             encodings: EncodingParams::default(),
             layer_sequences: 256,
+            layer_skip: 0,
         }
     }
 }

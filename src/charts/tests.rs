@@ -92,6 +92,8 @@ fn the_layers_chart_reads_every_layer_and_names_the_reference_lines() {
     let (none, _) = svg(|a| layer_stress(a, None));
     assert!(none.contains("no model"));
     r.layers = Some(crate::analysis::LayersInfo {
+        skip: 0,
+        measures: Vec::new(),
         model_type: "bert".into(),
         num_layers: 2,
         hidden_size: 8,

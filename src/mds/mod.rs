@@ -16,7 +16,7 @@
 //! The symmetric eigensolver is faer's, in its three steps ([`eigen`]); `posgeo-bench`
 //! compares faer's `self_adjoint_eigen` with nalgebra's `SymmetricEigen`.
 
-mod eigen;
+pub(crate) mod eigen;
 
 use crate::error::Result;
 use crate::metric::DistanceMatrix;

@@ -92,6 +92,9 @@ pub struct LayerSums {
     pub positions: usize,
     /// Σ_s h^ℓ_{s,i}: layer-major, then position, then the H components.
     pub by_position: Vec<f64>,
+    /// Σ_s ‖h^ℓ_{s,i}‖²: layer-major, then position (the positional share's total).
+    #[serde(default)]
+    pub sq_by_position: Vec<f64>,
     /// Token id → (occurrences at positions < n_L, Σ h^ℓ over them, layer-major then H).
     pub by_token: FxHashMap<u32, (u64, Vec<f64>)>,
 }
@@ -104,6 +107,7 @@ impl LayerSums {
             hidden,
             positions,
             by_position: vec![0.0; layers * positions * hidden],
+            sq_by_position: vec![0.0; layers * positions],
             by_token: FxHashMap::default(),
         }
     }
@@ -120,10 +124,14 @@ impl LayerSums {
                 let row = &layer[offset + i * h..offset + (i + 1) * h];
                 let pos = &mut self.by_position[(l * p + i) * h..(l * p + i + 1) * h];
                 let tok = &mut entry.1[l * h..(l + 1) * h];
+                let mut sq = 0.0;
                 for ((a, b), &v) in pos.iter_mut().zip(tok.iter_mut()).zip(row) {
-                    *a += v as f64;
-                    *b += v as f64;
+                    let v = f64::from(v);
+                    *a += v;
+                    *b += v;
+                    sq += v * v;
                 }
+                self.sq_by_position[l * p + i] += sq;
             }
         }
     }
@@ -131,6 +139,9 @@ impl LayerSums {
     /// Adds another share's sums.
     pub fn merge(&mut self, other: LayerSums) {
         for (a, b) in self.by_position.iter_mut().zip(&other.by_position) {
+            *a += b;
+        }
+        for (a, b) in self.sq_by_position.iter_mut().zip(&other.sq_by_position) {
             *a += b;
         }
         for (id, (count, sums)) in other.by_token {

@@ -59,6 +59,26 @@ pub struct Batch {
     pub length: usize,
 }
 
+/// Checks a batch's shape, its length against the model's positions and its ids against the
+/// vocabulary.
+pub(crate) fn check_batch(batch: &Batch, max_positions: usize, vocab: usize) -> Result<()> {
+    let (b, t) = (batch.sequences, batch.length);
+    if batch.ids.len() != b * t || batch.mask.len() != b * t || b == 0 || t == 0 {
+        return Err(PosgeoError::BadModel("a batch's ids and mask must both be B×T".into()));
+    }
+    if t > max_positions {
+        return Err(PosgeoError::BadModel(format!(
+            "a sequence of {t} tokens is longer than the model's {max_positions} positions"
+        )));
+    }
+    if let Some(id) = batch.ids.iter().find(|&&id| id as usize >= vocab) {
+        return Err(PosgeoError::BadModel(format!(
+            "token id {id} is outside the model's vocabulary of {vocab} (is the tokenizer the model's own?)"
+        )));
+    }
+    Ok(())
+}
+
 /// The hidden states of a batch: `states[ℓ]` is B×T×H, row-major, for ℓ = 0 … L.
 pub type HiddenStates = Vec<Vec<f32>>;
 
@@ -121,22 +141,7 @@ impl Bert {
 
     /// h⁰ … h^L of a batch (module docs).
     pub fn hidden_states(&self, batch: &Batch) -> Result<HiddenStates> {
-        let (b, t) = (batch.sequences, batch.length);
-        if batch.ids.len() != b * t || batch.mask.len() != b * t || b == 0 || t == 0 {
-            return Err(PosgeoError::BadModel("a batch's ids and mask must both be B×T".into()));
-        }
-        if t > self.config.max_position_embeddings {
-            return Err(PosgeoError::BadModel(format!(
-                "a sequence of {t} tokens is longer than the model's {} positions",
-                self.config.max_position_embeddings
-            )));
-        }
-        if let Some(id) = batch.ids.iter().find(|&&id| id as usize >= self.config.vocab_size) {
-            return Err(PosgeoError::BadModel(format!(
-                "token id {id} is outside the model's vocabulary of {} (is the tokenizer the model's own?)",
-                self.config.vocab_size
-            )));
-        }
+        check_batch(batch, self.config.max_position_embeddings, self.config.vocab_size)?;
         self.run(batch).map_err(fail)
     }
 

@@ -13,15 +13,20 @@
 
 pub mod centroids;
 pub mod config;
+pub mod decoder;
+pub mod files;
 pub mod forward;
+pub mod measures;
 pub mod random;
 pub mod weights;
 
 pub use centroids::{LayerSums, Plan};
 pub use config::BertConfig;
-pub use forward::{Batch, Bert};
+pub use decoder::{Decoder, DecoderConfig};
+pub use forward::{Batch, Bert, HiddenStates};
 
 use crate::error::{PosgeoError, Result};
+use files::Layout;
 
 /// Tokens (B × T) per batch at most.
 pub const BATCH_TOKENS: usize = 2048;
@@ -38,93 +43,275 @@ pub fn bundle_tokenizer(bytes: &[u8]) -> Option<NamedBytes> {
     tokenizer_among(&crate::tables::bundle_members(bytes).ok()?)
 }
 
-/// The tokenizer among a bundle's members (name, bytes).
+/// The tokenizer among a bundle's members (name, bytes): a tokenizer.json as it is.
 fn tokenizer_among(members: &[(String, &[u8])]) -> Option<NamedBytes> {
     let find = |suffix: &str| members.iter().find(|(n, _)| n.ends_with(suffix));
     find("tokenizer.json").or_else(|| find("tokenizer.json.gz")).map(|(n, b)| (n.clone(), b.to_vec()))
 }
 
-/// A loaded model: its configuration and the forward pass.
+/// What every pass has: the shapes the plan and the report need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelInfo {
+    /// `bert`, `llama`, `mistral`, `qwen2`, `gpt2`.
+    pub model_type: String,
+    /// L.
+    pub num_hidden_layers: usize,
+    /// H.
+    pub hidden_size: usize,
+    /// Rows of the token embedding.
+    pub vocab_size: usize,
+    /// The longest sequence the model reads.
+    pub max_position_embeddings: usize,
+    /// The padding of mode `pad`.
+    pub pad_token_id: u32,
+    /// Attention heads (the memory estimate).
+    pub num_attention_heads: usize,
+    /// Feed-forward width (the memory estimate).
+    pub intermediate_size: usize,
+    /// Whether the pass reads with a causal mask.
+    pub causal: bool,
+}
+
+/// The pass a model runs.
+pub enum Net {
+    /// A BERT-family encoder.
+    Bert(Bert),
+    /// A decoder (Llama family, GPT-2).
+    Decoder(Decoder),
+}
+
+/// A loaded model: its shapes, its pass, and what came with it.
 pub struct Model {
-    /// The checked config.json.
-    pub config: BertConfig,
+    /// The checked shapes.
+    pub config: ModelInfo,
     /// The forward pass.
-    pub bert: Bert,
-    /// The checkpoint's dtype (F32, F16, BF16).
+    pub net: Net,
+    /// The checkpoint's dtype(s) as stored (F32, F16, BF16, Q4_1+Q8_0+F32, …).
     pub dtype: String,
-    /// The tensor-name prefix found (`bert.` or none).
+    /// The tensor-name prefix found (`bert.`, `model.`, `transformer.` or none).
     pub prefix: String,
-    /// The learned position-embedding table (max_position_embeddings × H), as read.
-    pub positions: crate::tables::Table,
+    /// The learned position-embedding table (BERT, GPT-2), named by its tensor, as read.
+    pub positions: Option<(String, crate::tables::Table)>,
+    /// The tokenizer.json that came with the files (written from a GGUF's metadata or a
+    /// vocab.txt when that is what they hold), with its name.
+    pub tokenizer: Option<NamedBytes>,
+    /// The weights' format: `safetensors`, `pytorch_model.bin` or `GGUF`.
+    pub format: String,
 }
 
 impl std::fmt::Debug for Model {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Model({} layers, H = {}, {})", self.config.num_hidden_layers, self.config.hidden_size, self.dtype)
+        let c = &self.config;
+        write!(f, "Model({}, {} layers, H = {}, {})", c.model_type, c.num_hidden_layers, c.hidden_size, self.dtype)
     }
 }
 
 /// Peak bytes of the pass: the f32 weights beside the file's bytes, and one batch's
-/// activations (every layer's states, the attention scores, the feed-forward width).
-pub fn memory_estimate(config: &BertConfig, file_bytes: u64) -> u64 {
-    let (h, i, l) = (config.hidden_size as u64, config.intermediate_size as u64, config.num_hidden_layers as u64);
-    let heads = config.num_attention_heads as u64;
+/// activations (every layer's states, the attention scores and mask, the feed-forward width).
+pub fn memory_estimate(info: &ModelInfo, parameters: u64, file_bytes: u64) -> u64 {
+    let (h, i, l) = (info.hidden_size as u64, info.intermediate_size as u64, info.num_hidden_layers as u64);
+    let heads = info.num_attention_heads as u64;
     let t = BATCH_TOKENS as u64;
-    let longest = (config.max_position_embeddings as u64).min(t);
-    let weights = 4 * config.parameter_count();
-    let activations = 4 * t * (h * (l + 1 + 8) + 2 * i) + 4 * 3 * heads * t * longest;
-    file_bytes.saturating_add(weights).saturating_add(activations)
+    let longest = (info.max_position_embeddings as u64).min(t);
+    let activations = 4 * t * (h * (l + 1 + 8) + 3 * i) + 4 * (3 * heads + 1) * t * longest;
+    file_bytes.saturating_add(4 * parameters).saturating_add(activations)
+}
+
+fn bert_info(c: &BertConfig) -> ModelInfo {
+    ModelInfo {
+        model_type: c.model_type.clone(),
+        num_hidden_layers: c.num_hidden_layers,
+        hidden_size: c.hidden_size,
+        vocab_size: c.vocab_size,
+        max_position_embeddings: c.max_position_embeddings,
+        pad_token_id: c.pad_token_id,
+        num_attention_heads: c.num_attention_heads,
+        intermediate_size: c.intermediate_size,
+        causal: false,
+    }
+}
+
+fn decoder_info(c: &DecoderConfig) -> ModelInfo {
+    ModelInfo {
+        model_type: c.model_type.clone(),
+        num_hidden_layers: c.num_hidden_layers,
+        hidden_size: c.hidden_size,
+        vocab_size: c.vocab_size,
+        max_position_embeddings: c.max_position_embeddings,
+        pad_token_id: c.pad_token_id,
+        num_attention_heads: c.num_attention_heads,
+        intermediate_size: c.intermediate_size,
+        causal: true,
+    }
+}
+
+/// Refuses a model whose pass would not fit the memory budget, before its weights are read.
+fn check_memory(info: &ModelInfo, parameters: u64, file_bytes: u64) -> Result<()> {
+    crate::limits::check(
+        &format!(
+            "running the model ({}, {} layers, H = {})",
+            info.model_type, info.num_hidden_layers, info.hidden_size
+        ),
+        memory_estimate(info, parameters, file_bytes),
+    )
+}
+
+fn table_of(t: &weights::Tensor32) -> crate::tables::Table {
+    let cols = t.shape.get(1).copied().unwrap_or(1).max(1);
+    t.data.chunks(cols).map(|r| r.iter().map(|&v| f64::from(v)).collect()).collect()
 }
 
 impl Model {
-    /// Reads and checks a model's config.json and model.safetensors.
-    pub fn from_bytes(config_json: &[u8], safetensors: &[u8]) -> Result<Model> {
-        let config = BertConfig::from_json(config_json)?;
+    /// Reads a model from its files (base name, bytes) as [`files::choose`] picks them.
+    pub fn from_files(members: &[(String, &[u8])]) -> Result<Model> {
+        let find = |name: &str| members.iter().find(|(n, _)| files::base(n) == name).map(|(_, b)| *b);
+        let names: Vec<&str> = members.iter().map(|(n, _)| files::base(n)).collect();
+        match files::choose(&names, find("model.safetensors.index.json"))? {
+            Layout::Gguf(name) => Model::from_gguf(find(&name).unwrap_or_default(), tokenizer_among(members)),
+            Layout::Folder(weights) => {
+                let config = find("config.json").unwrap_or_default();
+                let tokenizer = match tokenizer_among(members) {
+                    Some(t) => Some(t),
+                    None => match find("vocab.txt") {
+                        Some(v) => Some((
+                            "vocab.txt".to_string(),
+                            files::vocab::tokenizer_json(v, find("tokenizer_config.json"))?.into_bytes(),
+                        )),
+                        None => None,
+                    },
+                };
+                let weights: Vec<(String, &[u8])> =
+                    weights.iter().map(|w| (w.clone(), find(w).unwrap_or_default())).collect();
+                Model::from_folder(config, &weights, tokenizer)
+            }
+        }
+    }
+
+    fn from_folder(config_json: &[u8], weights: &[(String, &[u8])], tokenizer: Option<NamedBytes>) -> Result<Model> {
+        let v: serde_json::Value = serde_json::from_slice(config_json).map_err(|e| {
+            PosgeoError::BadModel(format!("config.json: not a JSON object of a model's settings ({e})"))
+        })?;
+        let file_bytes: u64 = weights.iter().map(|(_, b)| b.len() as u64).sum();
+        let pickle = weights.first().is_some_and(|(n, _)| n.ends_with(".bin"));
+        let source: Box<dyn weights::TensorSource + '_> = if pickle {
+            Box::new(files::pickle::PickleFile::new(weights[0].1)?)
+        } else {
+            Box::new(weights::SafetensorsFiles::new(weights)?)
+        };
+        let format = if pickle { "pytorch_model.bin" } else { "safetensors" }.to_string();
+        if v.get("model_type").and_then(|t| t.as_str()) == Some("bert") {
+            let c = BertConfig::from_json(config_json)?;
+            let info = bert_info(&c);
+            check_memory(&info, c.parameter_count(), file_bytes)?;
+            let w = weights::Weights::select(source.as_ref(), &c.tensors(), &["", "bert."])?;
+            let positions = Some((
+                format!("{}embeddings.position_embeddings.weight", w.prefix),
+                table_of(w.get("embeddings.position_embeddings.weight")?),
+            ));
+            let (dtype, prefix) = (w.dtype.clone(), w.prefix.clone());
+            return Ok(Model {
+                config: info,
+                net: Net::Bert(Bert::new(&c, w)?),
+                dtype,
+                prefix,
+                positions,
+                tokenizer,
+                format,
+            });
+        }
+        let c = DecoderConfig::from_json(config_json)?;
+        Model::decoder(c, source.as_ref(), &["model.", "", "transformer."], file_bytes, tokenizer, format)
+    }
+
+    fn decoder(
+        c: DecoderConfig,
+        source: &dyn weights::TensorSource,
+        prefixes: &[&str],
+        file_bytes: u64,
+        tokenizer: Option<NamedBytes>,
+        format: String,
+    ) -> Result<Model> {
+        let info = decoder_info(&c);
+        check_memory(&info, c.parameter_count(), file_bytes)?;
+        let w = weights::Weights::select(source, &c.tensors(), prefixes)?;
+        let positions = match w.get("wpe.weight") {
+            Ok(t) => Some((format!("{}wpe.weight", w.prefix), table_of(t))),
+            Err(_) => None,
+        };
+        let (dtype, prefix) = (w.dtype.clone(), w.prefix.clone());
+        Ok(Model { config: info, net: Net::Decoder(Decoder::new(&c, w)?), dtype, prefix, positions, tokenizer, format })
+    }
+
+    /// Reads a GGUF file; its tokenizer is written from its metadata unless one is given.
+    pub fn from_gguf(bytes: &[u8], tokenizer: Option<NamedBytes>) -> Result<Model> {
+        let file = files::gguf::GgufFile::new(bytes)?;
+        let tokenizer = match tokenizer {
+            Some(t) => Some(t),
+            None => Some((
+                "GGUF tokenizer".to_string(),
+                files::gguf_tokenizer::tokenizer_json(file.metadata())?.into_bytes(),
+            )),
+        };
+        let mut c = file.config.clone();
+        if let Some(div) = file.rope_divisors()? {
+            c.rope_scaling = Some(decoder::config::RopeScaling::Divisors(div));
+        }
         crate::limits::check(
-            &format!("running the model ({} layers, H = {})", config.num_hidden_layers, config.hidden_size),
-            memory_estimate(&config, safetensors.len() as u64),
+            "dequantizing the GGUF file's tensors",
+            file.dequantized_bytes().saturating_add(bytes.len() as u64),
         )?;
-        let weights = weights::Weights::from_safetensors(safetensors, &config)?;
-        let (dtype, prefix) = (weights.dtype.clone(), weights.prefix.clone());
-        let table = weights.get("embeddings.position_embeddings.weight")?;
-        let positions =
-            table.data.chunks(config.hidden_size).map(|r| r.iter().map(|&v| f64::from(v)).collect()).collect();
-        let bert = Bert::new(&config, weights)?;
-        Ok(Model { config, bert, dtype, prefix, positions })
+        Model::decoder(c, &file, &[""], bytes.len() as u64, tokenizer, "GGUF".into())
     }
 
-    /// Its position table as a learned table, named by its tensor.
-    pub fn position_table(&self) -> (String, crate::tables::Table) {
-        (format!("{}embeddings.position_embeddings.weight", self.prefix), self.positions.clone())
-    }
-
-    /// Reads a model from a bundle of its folder's files ([`crate::tables::bundle`]: the page's
-    /// upload of several files), found by name: `config.json`, `model.safetensors`, and the
-    /// `tokenizer.json` (or `.json.gz`) when present, returned with its name.
+    /// Reads a model from a bundle of its files ([`crate::tables::bundle`]: the page's upload
+    /// of several files), found by name, with the tokenizer that came with them.
     pub fn from_bundle(bytes: &[u8]) -> Result<(Model, Option<NamedBytes>)> {
         let members = crate::tables::bundle_members(bytes).map_err(|e| PosgeoError::BadModel(e.to_string()))?;
-        let find = |suffix: &str| members.iter().find(|(n, _)| n.ends_with(suffix));
-        let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
-        let need = |suffix: &str| {
-            find(suffix).map(|(_, b)| *b).ok_or_else(|| {
-                PosgeoError::BadModel(format!(
-                    "the model's files need a {suffix} (given: {}); a model folder holds config.json, model.safetensors and tokenizer.json",
-                    names.join(", ")
-                ))
-            })
-        };
-        let model = Model::from_bytes(need("config.json")?, need(".safetensors")?)?;
-        Ok((model, tokenizer_among(&members)))
+        let model = Model::from_files(&members)?;
+        let tokenizer = model.tokenizer.clone();
+        Ok((model, tokenizer))
     }
 
-    /// Reads a model folder: `config.json` and `model.safetensors` (native only).
+    /// Reads a model folder, or one `.gguf` file (native only); only the files the model needs
+    /// are read.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn from_dir(dir: &std::path::Path) -> Result<Model> {
-        let read = |name: &str| {
-            std::fs::read(dir.join(name))
-                .map_err(|e| PosgeoError::BadModel(format!("{}: {e}", dir.join(name).display())))
+    pub fn from_dir(path: &std::path::Path) -> Result<Model> {
+        let read =
+            |p: &std::path::Path| std::fs::read(p).map_err(|e| PosgeoError::BadModel(format!("{}: {e}", p.display())));
+        if path.is_file() {
+            return Model::from_gguf(&read(path)?, None);
+        }
+        let listing = std::fs::read_dir(path).map_err(|e| PosgeoError::BadModel(format!("{}: {e}", path.display())))?;
+        let names: Vec<String> =
+            listing.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let index = path.join("model.safetensors.index.json");
+        let index = if index.is_file() { Some(read(&index)?) } else { None };
+        let mut wanted: Vec<String> = match files::choose(&refs, index.as_deref())? {
+            Layout::Gguf(g) => vec![g],
+            Layout::Folder(w) => std::iter::once("config.json".to_string()).chain(w).collect(),
         };
-        Model::from_bytes(&read("config.json")?, &read("model.safetensors")?)
+        wanted.extend(files::TOKENIZER_FILES.iter().filter(|t| refs.contains(t)).map(|t| t.to_string()));
+        let mut bytes = Vec::with_capacity(wanted.len());
+        for name in wanted {
+            let b = read(&path.join(&name))?;
+            bytes.push((name, b));
+        }
+        let members: Vec<(String, &[u8])> = bytes.iter().map(|(n, b)| (n.clone(), b.as_slice())).collect();
+        Model::from_files(&members)
+    }
+
+    /// Its position table as a learned table, named by its tensor (BERT's and GPT-2's).
+    pub fn position_table(&self) -> Option<(String, crate::tables::Table)> {
+        self.positions.clone()
+    }
+
+    /// h⁰ … h^L of a batch.
+    pub fn hidden_states(&self, batch: &Batch) -> Result<HiddenStates> {
+        match &self.net {
+            Net::Bert(b) => b.hidden_states(batch),
+            Net::Decoder(d) => d.hidden_states(batch),
+        }
     }
 }
 
@@ -176,7 +363,7 @@ pub fn run(
             return Err(PosgeoError::Cancelled);
         }
         let batch = batch_of(plan, indices);
-        let states = model.bert.hidden_states(&batch)?;
+        let states = model.hidden_states(&batch)?;
         for (row, &k) in indices.iter().enumerate() {
             sums.add(plan, &plan.sequences[k], &states, row * batch.length * c.hidden_size);
         }

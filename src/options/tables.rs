@@ -172,6 +172,18 @@ pub static ANALYSIS: &[OptSpec<AnalysisParams>] = &[
         set: |p: &mut A, v| p.layer_sequences = int(v),
     },
     OptSpec {
+        name: "layer_skip",
+        flag: "layer-skip",
+        url: "layer_skip",
+        control: "opt-layer_skip",
+        label: "model: skip first positions",
+        help: "with a model: the first k positions its per-layer measures (positional share, effective dimension, principal coordinates) leave out (docs/MATH.md §14b)",
+        affects: GEO,
+        domain: at_least(0),
+        get: |p: &A| u(p.layer_skip),
+        set: |p: &mut A, v| p.layer_skip = int(v),
+    },
+    OptSpec {
         name: "d",
         flag: "d",
         url: "d",

@@ -133,8 +133,8 @@ fn call_params(options: Option<&Bound<'_, PyDict>>, tokenizer_file: Option<&Path
     Ok(params)
 }
 
-/// The whole pipeline on a corpus (see the module docs); `model` is a folder of a BERT-family
-/// encoder whose layers become rows (docs/MATH.md §14).
+/// The whole pipeline on a corpus (see the module docs); `model` is a model folder or a `.gguf`
+/// file whose layers become rows (docs/MATH.md §14–§14b).
 #[pyfunction]
 #[pyo3(signature = (source, options, layout, learned, model, tokenizer_file, extra, progress))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of `posgeo.analyze`
@@ -150,17 +150,30 @@ pub fn analyze(
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<PyReport> {
     let model = match &model {
-        Some(dir) if !dir.is_dir() => {
-            return Err(PyFileNotFoundError::new_err(format!("model {}: no such folder", dir.display())))
+        Some(path) if !path.exists() => {
+            return Err(PyFileNotFoundError::new_err(format!("model {}: no such folder or file", path.display())))
         }
-        Some(dir) => Some((Model::from_dir(dir).map_err(to_py)?, dir.join("tokenizer.json"))),
+        Some(path) => Some((Model::from_dir(path).map_err(to_py)?, ())),
         None => None,
     };
-    let tokenizer_file = tokenizer_file.or_else(|| model.as_ref().map(|(_, t)| t.clone()));
-    let params = call_params(options, tokenizer_file.as_deref())?;
+    let mut params = params_from(options)?;
+    match (&tokenizer_file, model.as_ref().and_then(|(m, _)| m.tokenizer.as_ref())) {
+        (None, Some((name, bytes))) => {
+            if !matches!(params.tokenizer, TokenizerKind::Words | TokenizerKind::Model) {
+                return Err(input(format!(
+                    "a model counts its own tokens: leave out tokenizer={:?}",
+                    params.tokenizer.name()
+                )));
+            }
+            params.tokenizer = TokenizerKind::Model;
+            params.model = Some(ModelTokenizer::from_bytes(name, bytes).map_err(to_py)?);
+        }
+        (file, _) => with_tokenizer(&mut params, file.as_deref())?,
+    }
+    params.validate().map_err(to_py)?;
     let mut learned = learned_tables(learned)?;
     if let (true, Some((m, _))) = (learned.is_empty(), &model) {
-        learned.push(m.position_table());
+        learned.extend(m.position_table());
     }
     let mut reporter = Reporter::new(py, progress);
     let keep = if model.is_some() { EXAMPLE_SEQUENCES.max(params.layer_sequences) } else { EXAMPLE_SEQUENCES };

@@ -43,11 +43,14 @@ pub struct AnalyzeArgs {
     /// Repeat it to take several tensors of one checkpoint, or give one per --learned.
     #[arg(long, requires = "learned")]
     tensor: Vec<String>,
-    /// A model folder (config.json, model.safetensors, tokenizer.json) of a BERT-family
-    /// encoder: its layers become rows `layer:ℓ` (positional centroid) and `layer-residual:ℓ`
-    /// (content removed), measured over the first --layer-sequences sequences (docs/MATH.md §14). Its
-    /// tokenizer.json is the tokenizer unless --tokenizer-file is given, and its position
-    /// table is compared as `learned` unless --learned is given.
+    /// A model: a folder (config.json; model.safetensors, its shards or pytorch_model.bin;
+    /// tokenizer.json or vocab.txt) of a BERT, Llama/Mistral, Qwen2 or GPT-2 model, or one
+    /// .gguf file. Its layers become rows `layer:ℓ` (positional centroid) and
+    /// `layer-residual:ℓ` (content removed), measured over the first --layer-sequences
+    /// sequences, with each layer's positional share, effective dimension and principal
+    /// coordinates (docs/MATH.md §14–§14b). Its tokenizer counts the corpus unless
+    /// --tokenizer-file is given, and its position table (BERT, GPT-2) is compared as
+    /// `learned` unless --learned is given.
     #[arg(long)]
     model: Option<std::path::PathBuf>,
     /// Print one JSON object instead of tables.
@@ -67,19 +70,22 @@ fn mode_given() -> bool {
     std::env::args().any(|a| a == "--mode" || a.starts_with("--mode="))
 }
 
-pub fn run(mut a: AnalyzeArgs) -> Result<(), String> {
+pub fn run(a: AnalyzeArgs) -> Result<(), String> {
     let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
     if a.model.is_some() && a.counts.is_some() {
         return Err("--model reads the text itself: give the corpus, not --counts".into());
     }
     let model = match &a.model {
-        Some(dir) => Some(crate::layers::open(dir, &mut a.tokenizer_file)?),
+        Some(path) => Some(crate::layers::open(path, a.tokenizer_file.as_deref())?),
         None => None,
     };
     let (mut params, mut learned) = with_preset(&a, a.options.0.clone()?)?;
     if let Some(m) = &model {
         if a.learned.is_empty() {
             learned = m.position_table.clone();
+        }
+        if let (None, Some((name, bytes))) = (&a.tokenizer_file, &m.model.tokenizer) {
+            params = input::with_model_tokenizer_bytes(params, name, bytes)?;
         }
     }
     params.validate().map_err(err)?;

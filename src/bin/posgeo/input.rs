@@ -121,6 +121,20 @@ pub fn read_counts(path: &str) -> Result<CountsTable, String> {
 }
 
 /// `--tokenizer-file`: loads the tokenizer and selects it.
+/// The model's own tokenizer.json (bytes) as the tokenizer.
+pub fn with_model_tokenizer_bytes(
+    mut params: AnalysisParams,
+    name: &str,
+    bytes: &[u8],
+) -> Result<AnalysisParams, String> {
+    match params.tokenizer {
+        TokenizerKind::Words | TokenizerKind::Model => params.tokenizer = TokenizerKind::Model,
+        other => return Err(format!("--model counts the model's tokens: leave out --tokenizer {}", other.name())),
+    }
+    params.model = Some(ModelTokenizer::from_bytes(name, bytes).map_err(|e| e.message_for(Frontend::Cli))?);
+    Ok(params)
+}
+
 pub fn with_model_tokenizer(mut params: AnalysisParams, file: Option<&str>) -> Result<AnalysisParams, String> {
     let Some(path) = file else { return Ok(params) };
     match params.tokenizer {

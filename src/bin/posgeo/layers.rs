@@ -1,6 +1,7 @@
-//! `posgeo analyze --model DIR`: a model folder's layers as encodings (docs/MATH.md §14). The folder's
-//! tokenizer.json counts the corpus unless `--tokenizer-file` is given, and its position table
-//! is compared as `learned` unless `--learned` is given.
+//! `posgeo analyze --model PATH`: the layers of a model folder or `.gguf` file as encodings
+//! (docs/MATH.md §14–§14b). The model's own tokenizer counts the corpus unless `--tokenizer-file`
+//! is given, and its position table (BERT, GPT-2) is compared as `learned` unless `--learned` is
+//! given.
 
 use posgeo::analysis::Analysis;
 use posgeo::model::Model;
@@ -15,26 +16,23 @@ pub struct OpenModel {
     pub position_table: Vec<(String, Table)>,
 }
 
-/// Loads `dir`, and makes its tokenizer.json the tokenizer unless one is given.
-pub fn open(dir: &Path, tokenizer_file: &mut Option<String>) -> Result<OpenModel, String> {
-    if !dir.is_dir() {
+/// Loads a model folder or a `.gguf` file. Its own tokenizer (tokenizer.json, vocab.txt, or the
+/// GGUF's) counts the corpus unless `--tokenizer-file` is given.
+pub fn open(path: &Path, tokenizer_file: Option<&str>) -> Result<OpenModel, String> {
+    if !path.is_dir() && !(path.is_file() && path.extension().is_some_and(|e| e == "gguf")) {
         return Err(format!(
-            "--model {}: not a folder (it must hold config.json, model.safetensors and tokenizer.json)",
-            dir.display()
+            "--model {}: not a folder nor a .gguf file (a folder holds config.json, the weights and tokenizer.json)",
+            path.display()
         ));
     }
-    if tokenizer_file.is_none() {
-        let t = dir.join("tokenizer.json");
-        if !t.is_file() {
-            return Err(format!(
-                "--model {}: no tokenizer.json in the folder (or give --tokenizer-file)",
-                dir.display()
-            ));
-        }
-        *tokenizer_file = Some(t.to_string_lossy().into_owned());
+    let model = Model::from_dir(path).map_err(|e| e.to_string())?;
+    if tokenizer_file.is_none() && model.tokenizer.is_none() {
+        return Err(format!(
+            "--model {}: no tokenizer.json (nor vocab.txt) comes with the model; give --tokenizer-file",
+            path.display()
+        ));
     }
-    let model = Model::from_dir(dir).map_err(|e| e.to_string())?;
-    let position_table = vec![model.position_table()];
+    let position_table = model.position_table().into_iter().collect();
     Ok(OpenModel { model, position_table })
 }
 

@@ -180,7 +180,7 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
     // Messages name the file ("learned encoding: t.csv: line 1: …").
     let table = match (&req.learned, &model) {
         (Some(t), _) => crate::tables::read_named(files.learned, &t.name, &t.tensors)?,
-        (None, Some((m, _))) => vec![m.position_table()],
+        (None, Some((m, _))) => m.position_table().into_iter().collect(),
         (None, None) => Vec::new(),
     };
     let counted = input::count(req, files, &mut params, &mut throttled(req.id, post))?;

@@ -304,7 +304,8 @@ fn a_model_request_gives_the_layer_rows_of_the_engine() {
         p.tokenizer = TokenizerKind::Model;
         p.model = Some(ModelTokenizer::from_bytes(&name, &bytes).unwrap());
         let corpus = Corpus::from_text(GENESIS);
-        let mut direct = analyze(&corpus, &p, &[model.position_table()], &mut |_| true).unwrap();
+        let mut direct =
+            analyze(&corpus, &p, &model.position_table().into_iter().collect::<Vec<_>>(), &mut |_| true).unwrap();
         crate::analysis::layers::run_layers(&mut direct, &corpus.sequences, &model, &mut |_| true).unwrap();
         let (page, engine) = (payload.report, direct.report(false));
         let info = page.layers.clone().unwrap();

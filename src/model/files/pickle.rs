@@ -1,0 +1,203 @@
+//! A **`pytorch_model.bin`** read as data only (docs/MATH.md §14b): PyTorch's zip format, whose
+//! `data.pkl` pickles an ordered dict of name → tensor and whose `data/<key>` members hold the
+//! storages' bytes.
+//!
+//! A pickle is a program; posgeo never runs one. Every opcode of `data.pkl` is walked first,
+//! and the file is refused unless each global it names is one of
+//! `collections.OrderedDict`, `torch._utils._rebuild_tensor_v2`, `torch._utils._rebuild_parameter`
+//! or a `torch.*Storage` class, and unless every opcode is one of the plain data opcodes that
+//! `torch.save` writes. Only then does candle's pickle reader (an interpreter that builds a
+//! tree of values and calls nothing) read it, and the tensors' shapes, strides, offsets and
+//! storages come from that tree.
+
+use crate::error::{PosgeoError, Result};
+use crate::model::weights::{widen, TensorSource};
+use candle_core::pickle::{Object, Stack};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::{Cursor, Read};
+
+fn bad(m: impl std::fmt::Display) -> PosgeoError {
+    PosgeoError::BadModel(format!("pytorch_model.bin: {m}"))
+}
+
+/// The globals a state dict may name.
+fn allowed(module: &str, name: &str) -> bool {
+    matches!(
+        (module, name),
+        ("collections", "OrderedDict")
+            | ("torch._utils", "_rebuild_tensor_v2")
+            | ("torch._utils", "_rebuild_parameter")
+    ) || (module == "torch" && name.ends_with("Storage") && name.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// Walks the opcodes without running them: refuses any opcode outside plain data and any global
+/// outside [`allowed`].
+pub fn check_pickle(p: &[u8]) -> Result<()> {
+    let mut at = 0usize;
+    let take = |at: &mut usize, n: usize| -> Result<&[u8]> {
+        let s = p.get(*at..*at + n).ok_or_else(|| bad("data.pkl ends in the middle of an opcode: it is truncated"))?;
+        *at += n;
+        Ok(s)
+    };
+    let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+    loop {
+        let op = *take(&mut at, 1)?.first().unwrap_or(&0);
+        match op {
+            b'.' => return Ok(()),
+            0x80 | b'K' | b'h' | b'q' => {
+                take(&mut at, 1)?;
+            }
+            b'M' => {
+                take(&mut at, 2)?;
+            }
+            b'J' | b'j' | b'r' => {
+                take(&mut at, 4)?;
+            }
+            b'G' => {
+                take(&mut at, 8)?;
+            }
+            0x8a => {
+                let n = take(&mut at, 1)?[0] as usize;
+                take(&mut at, n)?;
+            }
+            b'X' => {
+                let n = u32_at(take(&mut at, 4)?);
+                take(&mut at, n)?;
+            }
+            b'c' => {
+                let line = |at: &mut usize| -> Result<String> {
+                    let end = p[*at..].iter().position(|&b| b == b'\n').ok_or_else(|| bad("a global's name is not terminated"))?;
+                    let s = String::from_utf8_lossy(&p[*at..*at + end]).into_owned();
+                    *at += end + 1;
+                    Ok(s)
+                };
+                let (module, name) = (line(&mut at)?, line(&mut at)?);
+                if !allowed(&module, &name) {
+                    return Err(bad(format!(
+                        "its pickle names {module}.{name}, which is not a tensor, a storage or an ordered dict; posgeo reads checkpoints as data only and never runs a pickle (save the weights as safetensors)"
+                    )));
+                }
+            }
+            b'Q' | b't' | 0x85 | 0x86 | 0x87 | 0x88 | 0x89 | b'a' | b'e' | b's' | b'u' | b'N' | b'b' | b'}' | b'd'
+            | b'(' | b'R' | b')' | b']' | 0x81 => {}
+            other => {
+                return Err(bad(format!(
+                    "its pickle uses opcode 0x{other:02x} at byte {}, which a state dict of tensors does not need; posgeo never runs a pickle",
+                    at - 1
+                )))
+            }
+        }
+    }
+}
+
+/// One tensor of the checkpoint: where its bytes are.
+struct Entry {
+    member: String,
+    dtype: candle_core::DType,
+    shape: Vec<usize>,
+    start: usize,
+}
+
+/// A `pytorch_model.bin`, checked and indexed.
+pub struct PickleFile<'a> {
+    zip: RefCell<zip::ZipArchive<Cursor<&'a [u8]>>>,
+    entries: HashMap<String, Entry>,
+}
+
+impl<'a> PickleFile<'a> {
+    /// Opens the zip, checks its pickle, and indexes the tensors.
+    pub fn new(bytes: &'a [u8]) -> Result<PickleFile<'a>> {
+        let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
+            bad(format!("not a PyTorch zip checkpoint ({e}); files saved before PyTorch 1.6 (not zip) are not read"))
+        })?;
+        let pkl = (0..zip.len())
+            .filter_map(|i| zip.by_index(i).ok().map(|f| f.name().to_string()))
+            .find(|n| n.ends_with("data.pkl"))
+            .ok_or_else(|| bad("no data.pkl in the zip"))?;
+        let mut program = Vec::new();
+        zip.by_name(&pkl).map_err(|e| bad(e))?.read_to_end(&mut program).map_err(|e| bad(e))?;
+        check_pickle(&program)?;
+        let mut stack = Stack::empty();
+        stack.read_loop(&mut Cursor::new(&program)).map_err(|e| bad(format!("its pickle cannot be read: {e}")))?;
+        let root = stack.finalize().map_err(|e| bad(format!("its pickle cannot be read: {e}")))?;
+        let Object::Dict(items) = root else {
+            return Err(bad("its pickle is not a dict of tensors (a state dict)"));
+        };
+        let dir = std::path::PathBuf::from(pkl.trim_end_matches(".pkl"));
+        let mut entries = HashMap::new();
+        for (key, value) in items {
+            let name = match &key {
+                Object::Unicode(s) => s.clone(),
+                _ => continue,
+            };
+            let Some(info) = value.into_tensor_info(key, &dir).map_err(|e| bad(format!("{name}: {e}")))? else {
+                continue;
+            };
+            if !info.layout.is_contiguous() {
+                return Err(bad(format!(
+                    "{name} is stored with strides {:?}; only contiguous tensors are read",
+                    info.layout.stride()
+                )));
+            }
+            let member = info.path.replace('\\', "/");
+            let entry = Entry {
+                member,
+                dtype: info.dtype,
+                shape: info.layout.dims().to_vec(),
+                start: info.layout.start_offset(),
+            };
+            entries.insert(name, entry);
+        }
+        Ok(PickleFile { zip: RefCell::new(zip), entries })
+    }
+}
+
+impl TensorSource for PickleFile<'_> {
+    fn label(&self) -> String {
+        "pytorch_model.bin".into()
+    }
+    fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+    fn describe(&self, name: &str) -> Option<(Vec<usize>, String)> {
+        self.entries.get(name).map(|e| (e.shape.clone(), format!("{:?}", e.dtype)))
+    }
+    fn read(&self, name: &str) -> Result<Vec<f32>> {
+        let e = self.entries.get(name).ok_or_else(|| bad(format!("{name} is missing")))?;
+        let dtype = match e.dtype {
+            candle_core::DType::F32 => safetensors::Dtype::F32,
+            candle_core::DType::F16 => safetensors::Dtype::F16,
+            candle_core::DType::BF16 => safetensors::Dtype::BF16,
+            other => return Err(bad(format!("{name} is {other:?}; the weights must be F32, F16 or BF16"))),
+        };
+        let mut zip = self.zip.borrow_mut();
+        let mut file =
+            zip.by_name(&e.member).map_err(|err| bad(format!("{name}'s storage {} is missing ({err})", e.member)))?;
+        let mut raw = Vec::new();
+        file.read_to_end(&mut raw).map_err(|err| bad(format!("{name}: {err}")))?;
+        let count: usize = e.shape.iter().product();
+        let len = count * e.dtype.size_in_bytes();
+        let bytes = raw.get(e.start..e.start + len).ok_or_else(|| {
+            bad(format!("{name} needs bytes {}..{} of its storage, which has {}", e.start, e.start + len, raw.len()))
+        })?;
+        widen(dtype, bytes).ok_or_else(|| bad(format!("{name} cannot be widened")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walker_refuses_code_and_accepts_a_state_dict_header() {
+        let evil = b"\x80\x02cposix\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03.";
+        let e = check_pickle(evil).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("posix.system") && e.contains("never runs"), "{e}");
+        let ok = b"\x80\x02ccollections\nOrderedDict\nq\x00)Rq\x01.";
+        assert!(check_pickle(ok).is_ok());
+        let inst = b"\x80\x02(i__builtin__\neval\n.";
+        assert!(check_pickle(inst).is_err(), "INST is not a data opcode");
+        assert!(check_pickle(b"\x80\x02X\xff\x00\x00\x00ab").is_err(), "truncated");
+    }
+}
