@@ -1,15 +1,19 @@
-//! **A model's layers** (docs/MATH.md §14): what a trained encoder does with position, layer by layer.
+//! **A model's layers** (docs/MATH.md §14–§14b): what a trained encoder or decoder does with
+//! position, layer by layer.
 //!
-//! A model is `config.json` ([`config`]), `model.safetensors` ([`weights`]) and the
-//! tokenizer.json that counts the corpus. [`forward`] runs Hugging Face's `BertModel` in f32
-//! and keeps every hidden state; [`centroids`] turns the states of the first S sequences into
-//! one configuration per layer — the positional centroid `layer:ℓ` and the content-removed
-//! centroid `layer-residual:ℓ` — over the positions 0..n_L, which the analysis then measures
-//! like every other encoding (`crate::analysis::layers`).
+//! [`files`] reads a model — a Hugging Face folder (config.json; safetensors, sharded or not,
+//! or pytorch_model.bin; tokenizer.json or vocab.txt) or one GGUF file — into checked f32
+//! [`weights`]. [`forward`] runs Hugging Face's `BertModel`, [`decoder`] the Llama family's
+//! and GPT-2's passes under the causal mask, each keeping every hidden state; [`centroids`]
+//! turns the states of the first S sequences into one configuration per layer — the
+//! positional centroid `layer:ℓ` and the content-removed centroid `layer-residual:ℓ` — over
+//! the positions 0..n_L, which the analysis then measures like every other encoding
+//! (`crate::analysis::layers`), and [`measures`] gives each layer's positional share,
+//! effective dimension and principal coordinates.
 //!
-//! The sequences run in batches of similar length ([`batches`]), padded under the attention
-//! mask to the batch's longest; the per-position and per-token sums of the batches add, so the
-//! page spreads them over its helper workers and merges their [`LayerSums`].
+//! The sequences run in batches of similar length ([`batches`]), padded on the right under
+//! the mask to the batch's longest; the per-position and per-token sums of the batches add,
+//! so the page spreads them over its helper workers and merges their [`LayerSums`].
 
 pub mod centroids;
 pub mod config;
