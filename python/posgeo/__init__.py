@@ -22,11 +22,11 @@ from collections import namedtuple
 from . import _arrays, _core
 from ._learn import Tracker, Training
 from ._progress import reporter
-from ._report import Counts, Report
+from ._report import Counts, Layers, Report
 from .errors import Error, InputError, TooLargeError
 
 __version__ = _core.__version__
-__all__ = ["analyze", "count", "stress", "positional_centroids", "train", "Report", "Counts", "Training",
+__all__ = ["analyze", "count", "layers", "stress", "positional_centroids", "train", "Report", "Counts", "Training",
            "Tracker", "OPTIONS", "LEARN_OPTIONS", "Error", "InputError", "TooLargeError"]
 
 Option = namedtuple("Option", "default help kind choices")
@@ -65,6 +65,20 @@ def analyze(corpus, *, learned=None, model=None, tokenizer_file=None, extra_enco
                              _arrays.tables(learned), _fspath(model), _fspath(tokenizer_file),
                              _arrays.named(extra_encodings), tell)
     return Report(core)
+
+
+def layers(model, corpus, *, tokenizer_file=None, format=None, column=None, header=True, field="text",
+           lossy=False, progress=True, **options):
+    """A model's layers on a corpus (docs/MATH.md §14–§14b): the same pass as
+    ``posgeo analyze CORPUS --model PATH``. ``model`` is a folder (BERT, Llama/SmolLM/Mistral,
+    Qwen2 or GPT-2; safetensors, sharded too, or pytorch_model.bin) or one ``.gguf`` file.
+    Returns :class:`Layers`: per layer ℓ = 0…L the σ* of ``layer:ℓ`` and ``layer-residual:ℓ``,
+    the positional share, the effective dimension and the principal coordinates, over the
+    first ``layer_sequences`` sequences (``layer_skip`` leaves out the first positions of the
+    last three). Other keywords as :func:`analyze`."""
+    report = analyze(corpus, model=model, tokenizer_file=tokenizer_file, format=format, column=column,
+                     header=header, field=field, lossy=lossy, progress=progress, **options)
+    return Layers(report)
 
 
 def count(corpus, *, tokenizer_file=None, format=None, column=None, header=True, field="text", lossy=False,

@@ -152,3 +152,26 @@ class Counts:
 
     def __repr__(self):
         return f"<posgeo.Counts positions={self.positions} mode={self.mode}>"
+
+
+class Layers:
+    """A model's layers (:func:`posgeo.layers`): numpy arrays indexed by layer ℓ = 0…L, and the
+    whole :class:`Report` as ``.report``."""
+
+    def __init__(self, report):
+        import numpy as np
+        self.report = report
+        info = report.to_dict().get("layers") or {}
+        measures = info.get("measures", [])
+        self.info = {k: v for k, v in info.items() if k != "measures"}
+        self.positional_share = np.array([m["positional_share"] for m in measures])
+        self.effective_dimension = np.array([m["effective_dimension"] for m in measures])
+        self.principal = [np.array(m["principal"]) for m in measures]
+        count = len(measures)
+        self.sigma_star = np.array([report[f"layer:{l}"]["scaled_stress"] for l in range(count)])
+        self.sigma_star_residual = np.array([report[f"layer-residual:{l}"]["scaled_stress"] for l in range(count)])
+
+    def __repr__(self):
+        i = self.info
+        return (f"<posgeo.Layers {i.get('model_type')}: {i.get('num_layers')} layers, H = {i.get('hidden_size')}, "
+                f"{i.get('positions')} positions, {i.get('sequences_used')} sequences>")
