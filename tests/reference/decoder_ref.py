@@ -3,7 +3,8 @@
 qwen2, gpt2), written from the equations (no model library), for the tests to check the Rust
 numbers against.
 
-Model: an HF folder (config.json; model.safetensors, shards with model.safetensors.index.json, or
+Model: an HF folder (config.json, model_type llama | mistral (read as llama) | qwen2 | gpt2,
+tensor names with or without "model."/"transformer."; model.safetensors, its shards, or
 pytorch_model.bin by a restricted unpickler; tokenizer.json) or a .gguf file (gguf.GGUFReader,
 every tensor dequantized once by gguf.quants.dequantize, as float64). See model_files.py.
 Weights W [out, in], linear(x) = x Wᵀ + b. One sequence of T ids, mask m_t (1 real, 0 pad), alone:
@@ -23,16 +24,19 @@ Weights W [out, in], linear(x) = x Wᵀ + b. One sequence of T ids, mask m_t (1 
 GGUF: llama arch stores attn_q/attn_k rows permuted by convert_hf_to_gguf's LlamaModel.permute
 (reshape(n_head, 2, r/n_head/2, c).swapaxes(1, 2), attn_k with the KV head count); we undo it
 (reshape(n_head, r/n_head/2, 2, c).swapaxes(1, 2)). qwen2 is not permuted. gpt2's attn_qkv is
-[3H, H], rows q|k|v. Pad id: config pad_token_id (null/missing → 0); GGUF
-tokenizer.ggml.padding_token_id, else 0. Cut: min(max_len, max_position_embeddings |
+[3H, H], rows q|k|v. d_h = head_dim (config) or {arch}.attention.key_length, else H/heads.
+eps and rope_theta are rounded to float32 (GGUF stores them so; HF's float32 kernels use them
+so), which makes a folder and its F32 GGUF agree bit for bit. Pad id: config pad_token_id
+(null/missing → 0); GGUF tokenizer.ggml.padding_token_id, else 0. Cut: min(max_len, max_position_embeddings |
 n_positions | GGUF {arch}.context_length).
 
 Measures: bert_ref.py's functions, imported (corpus geometry n and D over the whole corpus, PMDS
 target, the §6–§7 measures of layer:ℓ and layer-residual:ℓ, S, K_i, n_L, c and r), giving the
-same JSON, plus "skip" (K) and "measures", one per layer ℓ = 0 … L, over the kept positions
-i = K … n_L − 1 (at least one), counted (s, i) (condition: sequences longer than i; pad: all S):
+same JSON, plus "skip" (K = min(--skip, n_L − 2): two positions are always kept) and
+"measures", one per layer ℓ = 0 … L, over the kept positions i = K … n_L − 1, each counted
+(s, i) (condition: the sequences longer than i; pad: all S):
   positional_share    Σ_i K_i‖c_i − h̄‖² / Σ_{s,i}‖h_{s,i} − h̄‖², h̄ = Σ_i K_i c_i / Σ_i K_i
-                      (the denominator as Σ_i (Σ_s‖h_{s,i}‖² − K_i‖c_i‖²) + the numerator)
+                      (the denominator as Σ_i max(0, Σ_s‖h_{s,i}‖² − K_i‖c_i‖²) + the numerator)
   effective_dimension C = the kept c_i centred by their unweighted mean; λ = eigenvalues of CᵀC
                       (all, clipped at 0), p = λ/Σλ, exp(−Σ p ln p), 0·ln 0 = 0
   principal           C projected on the eigenvectors of the min(3, H, #kept) largest λ, one row
@@ -42,7 +46,8 @@ i = K … n_L − 1 (at least one), counted (s, i) (condition: sequences longer 
 
 --check-paris GGUF: tokenise "The capital of France is", greedy-decode 3 tokens, logits =
 final_norm(h^L_last) · Eᵀ (E = output.weight if present, else the tied token_embd); exit 0 iff
-the decoded continuation starts with " Paris". Prints {"prompt", "ids", "continuation", "ok"}.
+the decoded continuation starts with " Paris". Prints {"prompt", "ids", "new_ids",
+"continuation", "ok"}.
 
 Usage:
   decoder_ref.py MODEL CORPUS [--mode condition|pad] [--max-len 512] [--min-support 5]
@@ -107,7 +112,9 @@ def from_folder(folder):
                 m.w[f"{l}.{dst}_w"], m.w[f"{l}.{dst}_b"] = raw[p + src + ".weight"], raw[p + src + ".bias"]
             for src, dst in (("attn.c_proj", "o"), ("mlp.c_fc", "up"), ("mlp.c_proj", "down")):
                 m.w[f"{l}.{dst}_w"], m.w[f"{l}.{dst}_b"] = raw[p + src + ".weight"].T, raw[p + src + ".bias"]
-    elif arch in ("llama", "qwen2"):
+    elif arch in ("llama", "mistral", "qwen2"):  # mistral read as llama (no sliding window)
+        arch = "qwen2" if arch == "qwen2" else "llama"
+        raw = {k if k.startswith(("model.", "lm_head.")) else "model." + k: v for k, v in raw.items()}
         if cfg.get("hidden_act", "silu") != "silu" or cfg.get("rope_scaling"):
             raise SystemExit("unsupported llama/qwen2 variant (hidden_act or rope_scaling)")
         h, heads = cfg["hidden_size"], cfg["num_attention_heads"]
@@ -118,7 +125,8 @@ def from_folder(folder):
         m.w.update(embed=raw["model.embed_tokens.weight"], norm_w=raw["model.norm.weight"])
         for l in range(m.layers):
             p = f"model.layers.{l}."
-            m.w[f"{l}.n1_w"], m.w[f"{l}.n2_w"] = raw[p + "input_layernorm.weight"], raw[p + "post_attention_layernorm.weight"]
+            m.w[f"{l}.n1_w"] = raw[p + "input_layernorm.weight"]
+            m.w[f"{l}.n2_w"] = raw[p + "post_attention_layernorm.weight"]
             for n in "qkvo":
                 m.w[f"{l}.{n}_w"] = raw[f"{p}self_attn.{n}_proj.weight"]
                 if f"{p}self_attn.{n}_proj.bias" in raw:
@@ -141,7 +149,8 @@ def from_gguf(path):
     g = lambda k, default=None: meta.get(f"{arch}.{k}", default)
     h, heads = int(g("embedding_length")), int(g("attention.head_count"))
     kv = int(g("attention.head_count_kv", heads))
-    m = Model(arch, layers=int(g("block_count")), hidden=h, heads=heads, kv=kv, head_dim=h // heads,
+    m = Model(arch, layers=int(g("block_count")), hidden=h, heads=heads, kv=kv,
+              head_dim=int(g("attention.key_length", h // heads)),
               ctx=int(g("context_length")), pad=int(meta.get("tokenizer.ggml.padding_token_id", 0)))
     if arch == "gpt2":
         m.eps = float(g("attention.layer_norm_epsilon"))
@@ -171,8 +180,11 @@ def from_gguf(path):
 
 def load(path):
     model, tok = from_gguf(path) if os.path.isfile(path) else from_folder(path)
+    # eps and rope theta as float32, as GGUF stores them and as HF's float32 kernels use them
+    model.eps = float(np.float32(model.eps))
+    model.theta = float(np.float32(getattr(model, "theta", 10000.0)))
     # one memory layout whatever the source, so that the same weights give the same bits
-    model.w = {k: None if v is None else np.array(v, dtype=np.float64, order="C") for k, v in model.w.items()}
+    model.w = {k: None if v is None else np.ascontiguousarray(v, dtype=np.float64) for k, v in model.w.items()}
     return model, tok
 
 
@@ -275,8 +287,7 @@ def run(args):
     cut = min(args.max_len, model.ctx)
     used = seqs[: args.layer_sequences]
     _, _, n_l = ref.layer_positions(used, args.mode, cut, n, args.min_support)
-    if not 0 <= args.skip < n_l:
-        raise SystemExit(f"--skip {args.skip} leaves no position of n_L = {n_l}")
+    skip = max(0, min(args.skip, n_l - 2))  # capped to leave two positions
     sq = np.zeros((model.layers + 1, n_l))
 
     def fed(_cfg, _w, ids, mask):  # bert_ref.centroids feeds each sequence through this
@@ -290,13 +301,13 @@ def run(args):
     c, r, support, hidden = ref.centroids(cfg, None, used, args.mode, cut, n, args.min_support, args.dump_hidden)
     out = {"n": n, "positions": n_l, "sequences_used": len(used), "cut": cut, "mode": args.mode,
            "num_layers": model.layers, "hidden_size": model.hidden, "layer_support": support,
-           "target_dim": target.shape[1], "encodings": {}, "centroids": {}, "skip": args.skip}
+           "target_dim": target.shape[1], "encodings": {}, "centroids": {}, "skip": skip}
     for kind, rows in (("layer", c), ("layer-residual", r)):
         for layer, pts in enumerate(rows):
             name = f"{kind}:{layer}"
             out["encodings"][name] = ref.measures(pts, d[:n_l, :n_l], target[:n_l], False)
             out["centroids"][name] = pts.tolist()
-    out["measures"] = layer_measures(c, support, sq, args.skip)
+    out["measures"] = layer_measures(c, support, sq, skip)
     if args.dump_hidden:
         out["hidden"] = hidden
     return out

@@ -1,8 +1,9 @@
 """Readers of the model files decoder_ref.py takes, independent of any model library (no torch):
 
-  safetensors   one model.safetensors, or shards named by model.safetensors.index.json
-                ({"metadata": {...}, "weight_map": {name: file}}); F64/F32/F16/BF16 tensors as
-                float64 (bert_ref.decode), integer tensors skipped.
+  safetensors   model.safetensors, else the shards model.safetensors.index.json names
+                ({"metadata": {...}, "weight_map": {name: file}}), else every .safetensors
+                file of the folder; F64/F32/F16/BF16 tensors as float64 (bert_ref.decode),
+                integer tensors skipped.
   .bin          PyTorch's zip format: a (stored or deflated) zip holding <prefix>/data.pkl, a
                 pickle (protocol 2) of name → torch._utils._rebuild_tensor_v2(storage,
                 storage_offset, size, stride, requires_grad, backward_hooks), each storage a
@@ -18,9 +19,10 @@
                 tokenizer.ggml.pre: "gpt2"/"default" ByteLevel(add_prefix_space=False,
                 use_regex=True); "smollm" Sequence[Digits(individual_digits=True), that
                 ByteLevel]; "qwen2"/"llama-bpe" Split(llama.cpp's regex, isolated) then
-                ByteLevel(use_regex=False). ByteLevel decoder; token_type 3 (control) as added
-                special tokens, 4 (user defined) as added tokens; TemplateProcessing
-                "<bos> $A" when tokenizer.ggml.add_bos_token.
+                ByteLevel(use_regex=False), "qwen2" after an NFC normalizer (as Qwen2's
+                tokenizer.json). ByteLevel decoder; token_type 3 (control) as added special
+                tokens, 4 (user defined) as added tokens; TemplateProcessing "<bos> $A" when
+                tokenizer.ggml.add_bos_token.
 """
 import collections
 import json
@@ -29,7 +31,7 @@ import pickle
 import zipfile
 
 import numpy as np
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, processors
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
 from bert_ref import decode, read_safetensors
 
@@ -37,20 +39,24 @@ from bert_ref import decode, read_safetensors
 
 
 def read_folder_weights(folder):
-    """name → float64 array, from model.safetensors, its shards, or pytorch_model.bin."""
-    index = os.path.join(folder, "model.safetensors.index.json")
+    """name → float64 array: model.safetensors, else the shards the index names, else every
+    .safetensors file of the folder, else pytorch_model.bin."""
+    single, index = os.path.join(folder, "model.safetensors"), os.path.join(folder, "model.safetensors.index.json")
+    if os.path.isfile(single):
+        return read_safetensors(single)
     if os.path.isfile(index):
         with open(index, encoding="utf-8") as f:
-            files = sorted(set(json.load(f)["weight_map"].values()))
+            shards = sorted(set(json.load(f)["weight_map"].values()))
+    else:
+        shards = sorted(n for n in os.listdir(folder) if n.endswith(".safetensors"))
+    if shards:
         out = {}
-        for name in files:
+        for name in shards:
             out.update(read_safetensors(os.path.join(folder, name)))
         return out
-    if os.path.isfile(os.path.join(folder, "model.safetensors")):
-        return read_safetensors(os.path.join(folder, "model.safetensors"))
     if os.path.isfile(os.path.join(folder, "pytorch_model.bin")):
         return read_torch_bin(os.path.join(folder, "pytorch_model.bin"))
-    raise SystemExit(f"{folder}: no model.safetensors, index or pytorch_model.bin")
+    raise SystemExit(f"{folder}: no model.safetensors, shards or pytorch_model.bin")
 
 
 # ---------------------------------------------------------------- pytorch_model.bin
@@ -167,6 +173,8 @@ def gguf_tokenizer(meta):
     elif pre == "smollm":
         tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True), byte_level])
     elif pre in LLAMA_CPP_SPLIT:
+        if pre == "qwen2":
+            tok.normalizer = normalizers.NFC()  # as Qwen2's tokenizer.json
         tok.pre_tokenizer = pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(LLAMA_CPP_SPLIT[pre]), behavior="isolated", invert=False),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
@@ -178,7 +186,8 @@ def gguf_tokenizer(meta):
     if meta.get("tokenizer.ggml.add_bos_token", False):
         bos = int(meta["tokenizer.ggml.bos_token_id"])
         tok.post_processor = processors.TemplateProcessing(
-            single=f"{tokens[bos]} $A", pair=f"{tokens[bos]} $A {tokens[bos]} $B:1", special_tokens=[(tokens[bos], bos)])
+            single=f"{tokens[bos]} $A", pair=f"{tokens[bos]} $A {tokens[bos]} $B:1",
+            special_tokens=[(tokens[bos], bos)])
     tok.no_truncation()
     tok.no_padding()
     return tok

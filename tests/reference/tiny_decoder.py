@@ -244,7 +244,8 @@ def gguf_tensors(arch, p, w):
             for hf, g in (("ln_1", "attn_norm"), ("attn.c_attn", "attn_qkv"), ("attn.c_proj", "attn_output"),
                           ("ln_2", "ffn_norm"), ("mlp.c_fc", "ffn_up"), ("mlp.c_proj", "ffn_down")):
                 wt = w[f"h.{l}.{hf}.weight"]
-                out += [(f"blk.{l}.{g}.weight", wt if wt.ndim == 1 else wt.T.copy()), (f"blk.{l}.{g}.bias", w[f"h.{l}.{hf}.bias"])]
+                out += [(f"blk.{l}.{g}.weight", wt if wt.ndim == 1 else wt.T.copy()),
+                        (f"blk.{l}.{g}.bias", w[f"h.{l}.{hf}.bias"])]
         out += [("output_norm.weight", w["ln_f.weight"]), ("output_norm.bias", w["ln_f.bias"]),
                 ("output.weight", w["wte.weight"])]
         return out
@@ -259,7 +260,8 @@ def gguf_tensors(arch, p, w):
                 out.append((f"{b}{g}.bias", w[f"{a}self_attn.{n}_proj.bias"]))
         out += [(b + "attn_output.weight", w[a + "self_attn.o_proj.weight"]),
                 (b + "ffn_norm.weight", w[a + "post_attention_layernorm.weight"]),
-                (b + "ffn_gate.weight", w[a + "mlp.gate_proj.weight"]), (b + "ffn_up.weight", w[a + "mlp.up_proj.weight"]),
+                (b + "ffn_gate.weight", w[a + "mlp.gate_proj.weight"]),
+                (b + "ffn_up.weight", w[a + "mlp.up_proj.weight"]),
                 (b + "ffn_down.weight", w[a + "mlp.down_proj.weight"])]
     out.append(("output_norm.weight", w["model.norm.weight"]))
     return out
