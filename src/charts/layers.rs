@@ -112,3 +112,96 @@ pub fn layer_stress<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, curves: O
     }
     Ok(frame(&chart, (-0.3, last + 0.3), (0.0, top), false))
 }
+
+/// What the layers chart shows (`#layers-measure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LayerMeasure {
+    /// σ* (or raw σ) of the layer rows, with the given encodings as reference lines.
+    #[default]
+    Stress,
+    /// Each layer's positional share (docs/MATH.md §14b).
+    PositionalShare,
+    /// Each layer's effective dimension.
+    EffectiveDimension,
+}
+
+impl LayerMeasure {
+    /// Every choice, in the select's order.
+    pub const ALL: [LayerMeasure; 3] =
+        [LayerMeasure::Stress, LayerMeasure::PositionalShare, LayerMeasure::EffectiveDimension];
+
+    /// The name in the select's values, the report's field and the table's `data-metric`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LayerMeasure::Stress => "stress",
+            LayerMeasure::PositionalShare => "positional_share",
+            LayerMeasure::EffectiveDimension => "effective_dimension",
+        }
+    }
+
+    /// Parses [`LayerMeasure::name`].
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// In words (axis and read-outs).
+    pub fn label(self) -> &'static str {
+        match self {
+            LayerMeasure::Stress => "stress",
+            LayerMeasure::PositionalShare => "positional share",
+            LayerMeasure::EffectiveDimension => "effective dimension",
+        }
+    }
+
+    /// Each layer's value of this per-layer measure, ℓ = 0 … L (None for stress, or without
+    /// a model).
+    pub fn values(self, r: &Report) -> Option<Vec<f64>> {
+        let layers = r.layers.as_ref()?;
+        let pick = |m: &crate::model::measures::LayerMeasures| match self {
+            LayerMeasure::PositionalShare => Some(m.positional_share),
+            LayerMeasure::EffectiveDimension => Some(m.effective_dimension),
+            LayerMeasure::Stress => None,
+        };
+        let values: Option<Vec<f64>> = layers.measures.iter().map(pick).collect();
+        values.filter(|v| !v.is_empty())
+    }
+}
+
+/// Draws a per-layer measure against ℓ (a message when the report has none).
+pub fn layer_measure<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report, m: LayerMeasure) -> ChartResult {
+    area.fill(&theme().background).map_err(err)?;
+    let Some(values) = m.values(r) else {
+        let text = "no per-layer measures: choose a model under “Inside the model” and run";
+        area.draw(&Text::new(text, (20, 40), font(STYLE.label + 2))).map_err(err)?;
+        return Ok(super::Frame::default());
+    };
+    let skip = r.layers.as_ref().map_or(0, |l| l.skip);
+    let last = values.len().saturating_sub(1).max(1) as f64;
+    let finite = values.iter().copied().filter(|v| v.is_finite());
+    let top = match m {
+        LayerMeasure::PositionalShare => 1.0,
+        _ => finite.fold(0.0f64, f64::max).max(1e-9) * 1.15,
+    };
+    let caption = format!("{} of each layer (positions {skip}… of the model's pass)", m.label());
+    let mut chart = ChartBuilder::on(area)
+        .margin(STYLE.margin)
+        .x_label_area_size(STYLE.x_labels)
+        .y_label_area_size(STYLE.y_labels)
+        .caption(caption, font(STYLE.caption))
+        .build_cartesian_2d(-0.3f64..last + 0.3, 0f64..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .themed()
+        .x_labels(values.len().min(25))
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_desc("layer ℓ (0 = embeddings)")
+        .y_desc(m.label())
+        .draw()
+        .map_err(err)?;
+    let pts: Vec<(f64, f64)> =
+        values.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(l, &v)| (l as f64, v)).collect();
+    chart.draw_series(LineSeries::new(pts.clone(), LAYER.stroke_width(2))).map_err(err)?;
+    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, LAYER.filled()))).map_err(err)?;
+    Ok(frame(&chart, (-0.3, last + 0.3), (0.0, top), false))
+}

@@ -8,6 +8,7 @@ use plotters::style::colors::colormaps::ViridisRGB;
 
 mod bars;
 pub mod bitmap;
+mod layer_map;
 mod layers;
 mod learn;
 mod map;
@@ -15,7 +16,8 @@ mod matrix;
 pub mod palette;
 
 pub use bars::{monotonicity, stress_bars, support};
-pub use layers::{layer_stress, LayerCurves};
+pub use layer_map::{layer_map, layer_points};
+pub use layers::{layer_measure, layer_stress, LayerCurves, LayerMeasure};
 pub use learn::{learn_loss, learn_map, learn_scatter, learn_tables, signal_color};
 pub use map::{pmds_map, pmds_map_3d, shepard, Overlay, View3d};
 pub use matrix::{geometry_pair, heatmap, rank_curve, spectrum};

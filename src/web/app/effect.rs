@@ -28,6 +28,9 @@ pub enum Effect {
     /// Fetch the shipped file of a slot ([`Slot::shipped`]); then [`Msg::FileLoaded`] (or
     /// [`Msg::FileUnreadable`]).
     FetchShipped(Slot),
+    /// Fetch a shipped model's files into [`Slot::Model`], with `#model-progress`; then
+    /// [`Msg::FileLoaded`] (or [`Msg::FileUnreadable`]).
+    FetchModel(crate::preset::ShippedModel),
     /// Set one option control (by id) to a value.
     SetControl(&'static str, String),
     /// Check this corpus radio button.

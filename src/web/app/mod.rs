@@ -15,6 +15,7 @@ pub use super::view::theorem;
 pub use effect::Effect;
 
 pub use form::{FileOptions, Form, SourceKind};
+pub use slots::shipped_model_name;
 
 use super::protocol::{Payload, Request, Response};
 use super::url::PageState;
@@ -45,14 +46,14 @@ pub enum Slot {
 
 impl Slot {
     /// The shipped file of this slot (all-MiniLM-L6-v2's), as a URL relative to the page,
-    /// with the name the page shows; the corpus has none.
+    /// with the name the page shows; the corpus has none, and the whole models are
+    /// [`crate::preset::ShippedModel`]s.
     pub fn shipped(self) -> Option<(String, String)> {
         use crate::preset::{MODEL_DIR, MODEL_NAME, TABLE_FILE, TOKENIZER_FILE};
         let file = match self {
-            Slot::Corpus => return None,
+            Slot::Corpus | Slot::Model => return None,
             Slot::Learned => TABLE_FILE,
             Slot::Tokenizer => TOKENIZER_FILE,
-            Slot::Model => return Some((MODEL_DIR.to_string(), format!("{MODEL_NAME} (the whole model)"))),
         };
         Some((format!("{MODEL_DIR}/{file}"), format!("{MODEL_NAME} {}", file.trim_end_matches(".gz"))))
     }
@@ -196,6 +197,8 @@ pub enum Msg {
     Cleared(Slot),
     /// A "shipped" button: load all-MiniLM-L6-v2's file into this slot.
     UseShipped(Slot),
+    /// A shipped model's button: fetch its files into [`Slot::Model`].
+    UseShippedModel(crate::preset::ShippedModel),
     /// The paper's setting: the form with the preset applied, the shipped tokenizer and
     /// table loaded, then a run.
     Preset { form: Form, at: f64 },
@@ -209,6 +212,10 @@ pub enum Msg {
     OverlayPicked(String),
     /// The layers chart's raw-σ toggle.
     LayersRaw(bool),
+    /// The layers chart's measure (`#layers-measure`).
+    LayersMeasure(crate::charts::LayerMeasure),
+    /// The layer map's layer (`#layer-slider`).
+    LayerMap(usize),
     /// The headline stress chart's raw-σ toggle.
     StressRaw(bool),
     /// The display changed (size, or light/dark): the table and every chart again.
@@ -260,6 +267,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::FileUnreadable { slot, name } => slots::file_unreadable(m, slot, &name),
         Msg::Cleared(slot) => slots::cleared(m, slot),
         Msg::UseShipped(slot) => slots::use_shipped(m, slot),
+        Msg::UseShippedModel(which) => slots::use_shipped_model(m, which),
         Msg::Preset { form, at } => run::preset(m, form, at),
         Msg::FlipMode { form, at } => run::flip_mode(m, form, at),
         Msg::Sort(column) => {
@@ -277,6 +285,14 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::LayersRaw(raw) => {
             m.view.layers_raw = raw;
             vec![Effect::Draw(ChartKind::Layers)]
+        }
+        Msg::LayersMeasure(measure) => {
+            m.view.layers_measure = measure;
+            vec![Effect::Draw(ChartKind::Layers)]
+        }
+        Msg::LayerMap(layer) => {
+            m.view.layer_map = Some(layer);
+            vec![Effect::Draw(ChartKind::LayerMap)]
         }
         Msg::Restyle => {
             let draws = crate::web::view::charts::ChartKind::ALL.iter().map(|&k| Effect::Draw(k));

@@ -255,7 +255,7 @@ pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
     fx.extend(use_shipped(m, Slot::Tokenizer));
     fx.extend(use_shipped(m, Slot::Learned));
-    fx.extend(use_shipped(m, Slot::Model));
+    fx.extend(super::slots::use_shipped_model(m, crate::preset::ShippedModel::MiniLm));
     fx.extend(run(m, form, at));
     fx
 }

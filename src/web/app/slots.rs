@@ -3,6 +3,7 @@
 use super::run::{failed, run};
 use super::{Effect, FileSlot, Model, Slot, SourceKind, MAX_FILE_BYTES};
 use crate::corpus::tokenize::TokenizerKind;
+use crate::preset::ShippedModel;
 
 pub(super) fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
     match slot {
@@ -33,9 +34,24 @@ pub(super) fn use_shipped(m: &mut Model, slot: Slot) -> Vec<Effect> {
         return Vec::new(); // already here, or on its way
     }
     *slot_mut(m, slot) = FileSlot::Reading(name.clone());
-    let size =
-        if slot == Slot::Model { format!(" ({:.0} MB)", crate::preset::MODEL_BYTES / 1e6) } else { String::new() };
-    vec![Effect::FileInfo(slot, format!("loading {name}{size}…")), Effect::FetchShipped(slot)]
+    vec![Effect::FileInfo(slot, format!("loading {name}…")), Effect::FetchShipped(slot)]
+}
+
+/// Starts fetching a shipped model (it counts as being read until it arrives); its size is
+/// shown first.
+pub(super) fn use_shipped_model(m: &mut Model, which: ShippedModel) -> Vec<Effect> {
+    let name = shipped_model_name(which);
+    if matches!(&m.model_file, FileSlot::Loaded(n) | FileSlot::Reading(n) if *n == name) {
+        return Vec::new(); // already here, or on its way
+    }
+    m.model_file = FileSlot::Reading(name.clone());
+    let size = which.bytes() / 1e6;
+    vec![Effect::FileInfo(Slot::Model, format!("loading {name} ({size:.0} MB)…")), Effect::FetchModel(which)]
+}
+
+/// The name a shipped model's bundle goes by on the page.
+pub fn shipped_model_name(which: ShippedModel) -> String {
+    format!("{} (the whole model)", which.name())
 }
 
 pub(super) fn file_chosen(m: &mut Model, slot: Slot, name: String, size: f64) -> Vec<Effect> {
@@ -93,12 +109,17 @@ pub(super) fn file_unreadable(m: &mut Model, slot: Slot, name: &str) -> Vec<Effe
 }
 
 impl Slot {
-    /// Where files dropped together on the page's drop zone go: a model folder's files (a
-    /// `config.json` or a `.safetensors` among several) to [`Slot::Model`] as one bundle,
-    /// anything else to [`Slot::Corpus`] (the first file).
+    /// Where files dropped together on the page's drop zone go: a lone `.gguf` file, or a
+    /// model folder's files (a `config.json`, a `.safetensors` or a `pytorch_model.bin` among
+    /// several) to [`Slot::Model`] as one bundle, anything else to [`Slot::Corpus`] (the
+    /// first file).
     pub fn of_dropped(names: &[String]) -> Slot {
-        let model_file = |n: &String| n == "config.json" || n.ends_with(".safetensors");
-        if names.len() > 1 && names.iter().any(model_file) {
+        let gguf = |n: &String| n.to_ascii_lowercase().ends_with(".gguf");
+        let model_file = |n: &String| {
+            let base = n.rsplit(['/', '\\']).next().unwrap_or(n);
+            base == "config.json" || base.ends_with(".safetensors") || base == "pytorch_model.bin"
+        };
+        if (names.len() == 1 && names.iter().all(gguf)) || (names.len() > 1 && names.iter().any(model_file)) {
             Slot::Model
         } else {
             Slot::Corpus
@@ -116,6 +137,9 @@ mod tests {
         let slot = |v: &[&str]| Slot::of_dropped(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         assert_eq!(slot(&["config.json", "model.safetensors", "tokenizer.json"]), Slot::Model);
         assert_eq!(slot(&["tokenizer.json", "pytorch.safetensors"]), Slot::Model);
+        assert_eq!(slot(&["SmolLM2.Q4_1.gguf"]), Slot::Model);
+        assert_eq!(slot(&["M.GGUF"]), Slot::Model);
+        assert_eq!(slot(&["config.json", "pytorch_model.bin", "vocab.txt"]), Slot::Model);
         // One file, even a model's, and several corpus files: the corpus (the first).
         assert_eq!(slot(&["model.safetensors"]), Slot::Corpus);
         assert_eq!(slot(&["a.txt", "b.txt"]), Slot::Corpus);
@@ -141,5 +165,30 @@ mod tests {
         assert!(fx.contains(&warm));
         assert!(!choose(&mut m, Slot::Learned, 2.0 * big).contains(&warm), "only the corpus is counted by helpers");
         assert!(!update(&mut m, Msg::WorkerReady).contains(&warm));
+    }
+
+    #[test]
+    fn a_shipped_model_is_fetched_once_with_its_size_shown_first() {
+        let mut m = Model::default();
+        let fx = update(&mut m, Msg::UseShippedModel(ShippedModel::SmolLm2));
+        assert_eq!(
+            fx,
+            [
+                Effect::FileInfo(Slot::Model, "loading SmolLM2-135M-Instruct (the whole model) (98 MB)…".into()),
+                Effect::FetchModel(ShippedModel::SmolLm2)
+            ]
+        );
+        assert!(update(&mut m, Msg::UseShippedModel(ShippedModel::SmolLm2)).is_empty(), "on its way");
+        // The other shipped model replaces it.
+        let fx = update(&mut m, Msg::UseShippedModel(ShippedModel::MiniLm));
+        assert!(fx.contains(&Effect::FetchModel(ShippedModel::MiniLm)), "{fx:?}");
+        assert!(fx.iter().any(|e| matches!(e, Effect::FileInfo(_, t) if t.contains("(91 MB)"))), "{fx:?}");
+        assert_eq!(ShippedModel::SmolLm2.files(), ["SmolLM2-135M-Instruct.Q4_1.gguf"]);
+        // The layers chart's measure and the layer map redraw their charts only.
+        use crate::web::view::charts::ChartKind;
+        let fx = update(&mut m, Msg::LayersMeasure(crate::charts::LayerMeasure::PositionalShare));
+        assert_eq!(fx, [Effect::Draw(ChartKind::Layers)]);
+        assert_eq!(update(&mut m, Msg::LayerMap(3)), [Effect::Draw(ChartKind::LayerMap)]);
+        assert_eq!(m.view.layer_map, Some(3));
     }
 }

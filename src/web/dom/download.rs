@@ -1,10 +1,11 @@
-//! The shipped model, fetched only when asked (its size is on the button): its three files
-//! (about 91 MB) read chunk by chunk with a progress bar (`#model-progress`), then joined into
-//! one bundle, as an upload of the same files would be ([`crate::tables::BUNDLE_MAGIC`]).
+//! A shipped model ([`ShippedModel`]), fetched only when asked (its size is on its button):
+//! its files (about 91 MB for all-MiniLM-L6-v2's three, 98 MB for SmolLM2's one GGUF) read
+//! chunk by chunk with a progress bar (`#model-progress`), then joined into one bundle, as an
+//! upload of the same files would be ([`crate::tables::BUNDLE_MAGIC`]).
 
 use super::runtime;
-use crate::preset::{MODEL_BYTES, MODEL_FILES};
-use crate::web::app::{Msg, Slot};
+use crate::preset::ShippedModel;
+use crate::web::app::{shipped_model_name, Msg, Slot};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -61,20 +62,19 @@ fn entry(parts: &js_sys::Array, name: &str, chunks: &[js_sys::Uint8Array]) {
     }
 }
 
-/// Fetches the shipped model's files and keeps them as the model slot's bundle; then
+/// Fetches a shipped model's files and keeps them as the model slot's bundle; then
 /// [`Msg::FileLoaded`] (or [`Msg::FileUnreadable`]).
-pub fn fetch_model() {
-    let Some((dir, name)) = Slot::Model.shipped() else { return };
+pub fn fetch_model(which: ShippedModel) {
+    let (dir, name, total) = (which.dir(), shipped_model_name(which), which.bytes());
     wasm_bindgen_futures::spawn_local(async move {
         let slot = Slot::Model;
         let parts = js_sys::Array::new();
         parts.push(&js_sys::Uint8Array::from(&crate::tables::BUNDLE_MAGIC[..]));
         let mut before = 0.0;
         show_progress(Some(0.0));
-        for file in MODEL_FILES {
+        for &file in which.files() {
             let url = format!("{dir}/{file}");
-            let Some(chunks) = fetch_counted(&url, &mut |got| show_progress(Some((before + got) / MODEL_BYTES))).await
-            else {
+            let Some(chunks) = fetch_counted(&url, &mut |got| show_progress(Some((before + got) / total))).await else {
                 show_progress(None);
                 return runtime::dispatch(Msg::FileUnreadable { slot, name: format!("{name}: {url}") });
             };
@@ -91,7 +91,7 @@ pub fn fetch_model() {
         let bytes = js_sys::Uint8Array::new(&buffer);
         let size = f64::from(bytes.length());
         runtime::with(|rt| rt.file(slot).bytes = Some(bytes));
-        let detail = ", shipped with posgeo (Apache-2.0; see models/all-MiniLM-L6-v2/NOTICE)".to_string();
+        let detail = which.notice();
         runtime::dispatch(Msg::FileLoaded { slot, name, size, detail });
     });
 }

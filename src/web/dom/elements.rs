@@ -10,6 +10,21 @@ use web_sys::{
     Document, Element, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
 };
 
+/// A model's per-layer controls and table, shown only when the results have a model.
+#[derive(Clone)]
+pub struct LayerEls {
+    /// What the layers chart shows.
+    pub measure: HtmlSelectElement,
+    /// The layer map's ℓ.
+    pub slider: HtmlInputElement,
+    /// ℓ in words beside the slider (`#layer-slider-value`).
+    pub slider_value: Element,
+    /// `#layers-table tbody`.
+    pub table_body: Element,
+    /// Everything marked `data-model-only` (hidden without a model).
+    pub model_only: Vec<Element>,
+}
+
 /// One chart's elements.
 pub struct ChartEls {
     /// Which chart.
@@ -65,7 +80,8 @@ pub struct Elements {
     pub tokenizer_shipped: Element,
     pub model_file: FileEls,
     pub model_clear: Element,
-    pub model_shipped: Element,
+    /// The shipped models' buttons (`#model-minilm`, `#model-smollm2`).
+    pub model_shipped: Vec<(crate::preset::ShippedModel, Element)>,
     pub model_progress: Element,
     pub preset: Element,
     pub flip_mode: Element,
@@ -84,6 +100,8 @@ pub struct Elements {
     pub shepard_select: HtmlSelectElement,
     pub map_overlay: HtmlSelectElement,
     pub layers_raw: HtmlInputElement,
+    /// The per-layer controls and table (`#layers-measure`, `#layer-slider`, `#layers-table`).
+    pub layers: LayerEls,
     /// The headline stress chart's raw-σ toggle (`#stress-raw`).
     pub stress_raw: HtmlInputElement,
     pub map_3d: HtmlInputElement,
@@ -195,7 +213,10 @@ impl Elements {
             tokenizer_shipped: by_id(d, "tokenizer-minilm")?,
             model_file: FileEls { input: by_id(d, "model-input")?, info: by_id(d, "model-info")? },
             model_clear: by_id(d, "model-clear")?,
-            model_shipped: by_id(d, "model-minilm")?,
+            model_shipped: vec![
+                (crate::preset::ShippedModel::MiniLm, by_id(d, "model-minilm")?),
+                (crate::preset::ShippedModel::SmolLm2, by_id(d, "model-smollm2")?),
+            ],
             model_progress: by_id(d, "model-progress")?,
             preset: by_id(d, "preset-paper")?,
             flip_mode: by_id(d, "flip-mode")?,
@@ -210,6 +231,13 @@ impl Elements {
             shepard_select: by_id(d, "shepard-select")?,
             map_overlay: by_id(d, "map-overlay")?,
             layers_raw: by_id(d, "layers-raw")?,
+            layers: LayerEls {
+                measure: by_id(d, "layers-measure")?,
+                slider: by_id(d, "layer-slider")?,
+                slider_value: by_id(d, "layer-slider-value")?,
+                table_body: doc.query_selector("#layers-table tbody").ok().flatten().ok_or("#layers-table tbody")?,
+                model_only: all(d, "[data-model-only]"),
+            },
             stress_raw: by_id(d, "stress-raw")?,
             map_3d: by_id(d, "map-3d")?,
             map_yaw: by_id(d, "map-yaw")?,

@@ -93,9 +93,6 @@ pub fn clear(els: &Elements, slot: Slot) {
 
 /// Fetches the shipped file of `slot` (all-MiniLM-L6-v2's, served beside the page).
 pub fn fetch_shipped(slot: Slot) {
-    if slot == Slot::Model {
-        return super::download::fetch_model();
-    }
     let Some((url, name)) = slot.shipped() else { return };
     wasm_bindgen_futures::spawn_local(async move {
         let Some(bytes) = fetch_bytes(&url).await else {

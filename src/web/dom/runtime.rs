@@ -150,6 +150,7 @@ pub fn perform(effect: Effect) {
         Effect::ReadFile(slot) => files::read(slot),
         Effect::Clear(slot) => files::clear(&els, slot),
         Effect::FetchShipped(slot) => files::fetch_shipped(slot),
+        Effect::FetchModel(which) => super::download::fetch_model(which),
         Effect::SetControl(id, value) => {
             with(|rt| controls::set_control(rt, id, &value));
         }

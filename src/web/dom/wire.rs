@@ -35,7 +35,10 @@ pub fn wire() {
     on(target(&els.learned_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Learned)));
     on(target(&els.tokenizer_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Tokenizer)));
     on(target(&els.model_clear), "click", |_: Event| dispatch(Msg::Cleared(Slot::Model)));
-    on(target(&els.model_shipped), "click", |_: Event| dispatch(Msg::UseShipped(Slot::Model)));
+    for (which, button) in &els.model_shipped {
+        let which = *which;
+        on(target(button), "click", move |_: Event| dispatch(Msg::UseShippedModel(which)));
+    }
     on(target(&els.preset), "click", |_: Event| dispatch(Msg::Preset { form: controls::read_form(), at: now() }));
     on(target(&els.flip_mode), "click", |_: Event| dispatch(Msg::FlipMode { form: controls::read_form(), at: now() }));
     wire_drop(&els.drop_zone);
@@ -44,11 +47,11 @@ pub fn wire() {
         on(target(radio), "change", move |_: Event| controls::open_source_group(&e, source));
     }
     // The top bar's "a model…" opens the model group and goes to it.
-    let (group, model_input) = (els.model_group.clone(), els.model_shipped.clone());
+    let (group, model_input) = (els.model_group.clone(), els.model_shipped.first().map(|(_, b)| b.clone()));
     on(target(&els.topbar_model), "click", move |_: Event| {
         group.set_attribute("open", "").ok();
         group.scroll_into_view();
-        if let Some(b) = model_input.dyn_ref::<web_sys::HtmlElement>() {
+        if let Some(b) = model_input.as_ref().and_then(|b| b.dyn_ref::<web_sys::HtmlElement>()) {
             b.focus().ok();
         }
     });
@@ -63,6 +66,19 @@ pub fn wire() {
     on(target(&els.shepard_select), "change", move |_: Event| dispatch(Msg::ShepardPicked(select.value())));
     let raw = els.layers_raw.clone();
     on(target(&els.layers_raw), "change", move |_: Event| dispatch(Msg::LayersRaw(raw.checked())));
+    let measure = els.layers.measure.clone();
+    on(target(&measure.clone()), "change", move |_: Event| {
+        if let Some(m) = crate::charts::LayerMeasure::parse(&measure.value()) {
+            dispatch(Msg::LayersMeasure(m));
+        }
+    });
+    let (slider, shown) = (els.layers.slider.clone(), els.layers.slider_value.clone());
+    on(target(&slider.clone()), "input", move |_: Event| {
+        if let Ok(l) = slider.value().parse::<usize>() {
+            shown.set_text_content(Some(&format!("layer {l}")));
+            dispatch(Msg::LayerMap(l));
+        }
+    });
     let raw = els.stress_raw.clone();
     on(target(&els.stress_raw), "change", move |_: Event| dispatch(Msg::StressRaw(raw.checked())));
     let overlay = els.map_overlay.clone();

@@ -152,11 +152,32 @@ impl Session {
 }
 
 /// The tokenizer that counts a request's corpus when it is not the form's: a model's own
-/// tokenizer.json (from its bundle of files), unless a tokenizer file was chosen. One worker
-/// ([`full_run`]) and the helpers that count a large upload (`web::worker`) both follow it,
-/// so that their tables are the same.
+/// (from its bundle of files: [`bundle_tokenizer`]), unless a tokenizer file was chosen. One
+/// worker ([`full_run`]) and the helpers that count a large upload (`web::worker`) both follow
+/// it, so that their tables are the same.
 pub fn counting_tokenizer(req: &Request, model_bundle: &[u8]) -> Option<crate::model::NamedBytes> {
-    req.model.as_ref().filter(|_| req.tokenizer.is_none()).and_then(|_| crate::model::bundle_tokenizer(model_bundle))
+    req.model.as_ref().filter(|_| req.tokenizer.is_none()).and_then(|_| bundle_tokenizer(model_bundle))
+}
+
+/// A model bundle's tokenizer, as `Model::from_files` reads it: its tokenizer.json, else the
+/// one a `.gguf` member's metadata describes (named as `Model::from_gguf` names it), else a
+/// BERT vocab.txt written as one. `None` when there is none or it cannot be read (the run
+/// then fails on the model itself, with the message that names the defect).
+pub fn bundle_tokenizer(bundle: &[u8]) -> Option<crate::model::NamedBytes> {
+    use crate::model::files;
+    if let Some(t) = crate::model::bundle_tokenizer(bundle) {
+        return Some(t);
+    }
+    let members = crate::tables::bundle_members(bundle).ok()?;
+    let find = |name: &str| members.iter().find(|(n, _)| files::base(n) == name).map(|(_, b)| *b);
+    if let Some((_, gguf)) = members.iter().find(|(n, _)| n.ends_with(".gguf")) {
+        let file = files::gguf::GgufFile::new(gguf).ok()?;
+        let json = files::gguf_tokenizer::tokenizer_json(file.metadata()).ok()?;
+        return Some(("GGUF tokenizer".to_string(), json.into_bytes()));
+    }
+    let vocab = find("vocab.txt")?;
+    let json = files::vocab::tokenizer_json(vocab, find("tokenizer_config.json")).ok()?;
+    Some(("vocab.txt".to_string(), json.into_bytes()))
 }
 
 /// Reads the corpus (or counts table) and the learned table, then the pipeline up to the

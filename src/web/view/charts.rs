@@ -31,17 +31,20 @@ pub enum ChartKind {
     Monotonicity,
     /// Support per position.
     Support,
-    /// Stress across a model's layers (docs/MATH.md §14).
+    /// Stress across a model's layers (docs/MATH.md §14), or a per-layer measure.
     Layers,
+    /// One layer's positional centroids on their first two principal axes.
+    LayerMap,
 }
 
 impl ChartKind {
     /// Every chart, in page order (the order they are drawn in): the σ* chart and the PMDS
     /// map, above the fold, first.
-    pub const ALL: [ChartKind; 10] = [
+    pub const ALL: [ChartKind; 11] = [
         ChartKind::Stress,
         ChartKind::Map,
         ChartKind::Layers,
+        ChartKind::LayerMap,
         ChartKind::Heatmap,
         ChartKind::Geometry,
         ChartKind::Spectrum,
@@ -64,6 +67,7 @@ impl ChartKind {
             ChartKind::Monotonicity => "monotonicity",
             ChartKind::Support => "support",
             ChartKind::Layers => "layers",
+            ChartKind::LayerMap => "layer-map",
         }
     }
 
@@ -72,7 +76,8 @@ impl ChartKind {
         match self {
             ChartKind::Stress => "Bar chart: the scale-optimal stress σ* of every encoding (lower is more faithful to the corpus geometry)",
             ChartKind::Map => "Scatter plot: every position at its first two PMDS coordinates, joined in sequence order",
-            ChartKind::Layers => "Line chart: σ* of each model layer's positional centroid and residual, with the given encodings as reference lines",
+            ChartKind::Layers => "Line chart: σ* of each model layer's positional centroid and residual, with the given encodings as reference lines, or each layer's positional share or effective dimension",
+            ChartKind::LayerMap => "Scatter plot: one model layer's positional centroids on their first two principal axes, coloured by position",
             ChartKind::Heatmap => "Heatmap: the corpus distance D between every two positions",
             ChartKind::Geometry => "Two heatmaps: the corpus distance D beside the picked encoding's rescaled distances",
             ChartKind::Spectrum => "Bar chart: the eigenvalues of the double-centred matrix B, with the cumulative energy",
@@ -114,6 +119,12 @@ impl MapView {
 }
 
 impl View {
+    /// The layer the layer map shows: the chosen one, capped at the last, which is the default.
+    pub fn map_layer(&self, p: &crate::report::Report) -> usize {
+        let last = p.layers.as_ref().map_or(0, |l| l.num_layers);
+        self.layer_map.map_or(last, |l| l.min(last))
+    }
+
     /// The encoding the Shepard diagram shows: the chosen one if the results have it.
     pub fn shepard_for<'a>(&'a self, p: &'a Payload) -> &'a str {
         match &self.shepard {
@@ -174,7 +185,13 @@ pub fn draw_on<DB: DrawingBackend>(
         ChartKind::Rank => charts::rank_curve(root, r)?,
         ChartKind::Monotonicity => charts::monotonicity(root, r)?,
         ChartKind::Support => charts::support(root, r)?,
-        ChartKind::Layers => charts::layer_stress(root, charts::LayerCurves::of(r, view.layers_raw).as_ref())?,
+        ChartKind::Layers => match view.layers_measure {
+            charts::LayerMeasure::Stress => {
+                charts::layer_stress(root, charts::LayerCurves::of(r, view.layers_raw).as_ref())?
+            }
+            measure => charts::layer_measure(root, r, measure)?,
+        },
+        ChartKind::LayerMap => charts::layer_map(root, r, view.map_layer(r))?,
     };
     Ok(Drawn { frame, pixels: Vec::new() })
 }

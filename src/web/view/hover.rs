@@ -80,6 +80,26 @@ pub fn readout(
                 text(format!("{n}: {}", fmt_number(r.encodings.get(n)?.monotonicity_violation_rate)))
             }
         },
+        ChartKind::Layers if view.layers_measure != crate::charts::LayerMeasure::Stress => {
+            let m = view.layers_measure;
+            let l = x.round().max(0.0) as usize;
+            text(format!("layer {l}: {} = {}", m.label(), fmt_number(Some(*m.values(r)?.get(l)?))))
+        }
+        ChartKind::LayerMap => {
+            let l = view.map_layer(r);
+            let points = crate::charts::layer_points(r, l)?;
+            let spread = |f: &dyn Fn(&(f64, f64)) -> f64| {
+                let (lo, hi) = points
+                    .iter()
+                    .map(|(_, p)| f(p))
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
+                (hi - lo).max(1e-300)
+            };
+            let (sx, sy) = (spread(&|p| p.0), spread(&|p| p.1));
+            let d = |p: &(f64, f64)| ((p.0 - x) / sx).powi(2) + ((p.1 - y) / sy).powi(2);
+            let (i, p) = points.iter().min_by(|a, b| d(&a.1).total_cmp(&d(&b.1)))?;
+            at(format!("layer {l}, position {i}: PC₁ = {:.4}, PC₂ = {:.4}", p.0, p.1), *i)
+        }
         ChartKind::Layers => {
             let c = crate::charts::LayerCurves::of(r, view.layers_raw)?;
             let l = x.round().max(0.0) as usize;

@@ -10,6 +10,7 @@
 pub mod charts;
 pub mod export;
 pub mod hover;
+pub mod layers;
 pub mod learn;
 pub mod lecture;
 pub mod state;

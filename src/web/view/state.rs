@@ -24,4 +24,8 @@ pub struct View {
     pub layers_raw: bool,
     /// The headline stress chart shows raw σ instead of σ*.
     pub stress_raw: bool,
+    /// What the layers chart shows (`#layers-measure`).
+    pub layers_measure: crate::charts::LayerMeasure,
+    /// The layer the layer map shows (`#layer-slider`; None: the last).
+    pub layer_map: Option<usize>,
 }

@@ -3,6 +3,7 @@
 //! to show comes from `web::view`; this module only writes it into the elements.
 
 mod canvas;
+mod layers;
 mod measured;
 
 pub use canvas::{draw, draw_into, hover};
@@ -45,6 +46,7 @@ pub fn results(id: u32) {
     }
     over.set_value(view.overlay.as_deref().filter(|n| r.encodings.contains_key(*n)).unwrap_or(""));
     table();
+    layers::render();
     claim_items(&els.claims, &r.claims());
     super::lecture::render();
     remember_shown();

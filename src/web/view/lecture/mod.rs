@@ -8,8 +8,11 @@
 //! (6) an encoding's δ beside D; (7) stress, Eq. 4, and the Shepard diagram; (8) low rank,
 //! r(n+d) parameters; (9) monotonicity; (10) what MDS does not optimise
 //! ([`crate::three_points`]) and SMACOF; (11) inside the model: stress across its layers
-//! (docs/MATH.md §14), when the run had one. Every number in a step's text comes from the
+//! (docs/MATH.md §14), when the run had one; (12) what the model does with position layer by
+//! layer, its positional share and effective dimension (`depth.rs`). Every number in a step's text comes from the
 //! payload; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
+
+mod depth;
 
 use super::charts::ChartKind;
 use crate::report::{fmt_number, Report};
@@ -40,7 +43,7 @@ const fn chart(kind: ChartKind, w: u32, h: u32) -> StepChart {
 }
 
 /// Every step, in order (step N is `STEPS[N − 1]`).
-pub const STEPS: [Step; 11] = [
+pub const STEPS: [Step; 12] = [
     Step { title: "1. The tokens at each position", charts: &[] },
     Step { title: "2. μᵢ: which tokens stand at position i", charts: &[chart(ChartKind::Support, 400, 210)] },
     Step {
@@ -61,6 +64,10 @@ pub const STEPS: [Step; 11] = [
     },
     Step { title: "10. What classical MDS does not optimise", charts: &[] },
     Step { title: "11. Inside the model: the geometry of every layer", charts: &[chart(ChartKind::Layers, 440, 240)] },
+    Step {
+        title: "12. What the model does with position, layer by layer",
+        charts: &[chart(ChartKind::LayerMap, 400, 240)],
+    },
 ];
 
 /// The step a location hash names: `#lecture` → 1, `#lecture/N` → N (clamped to the steps;
@@ -138,7 +145,8 @@ pub fn content(n: usize, p: &Payload, view: &View) -> Vec<Block> {
         8 => low_rank(r),
         9 => monotonicity(r),
         10 => not_optimised(r),
-        _ => inside_model(r),
+        11 => inside_model(r),
+        _ => depth::content(r),
     }
 }
 

@@ -137,3 +137,33 @@ fn the_geometry_step_follows_the_picked_encoding() {
     assert!(t.contains("alibi: scale-optimal stress σ* = "), "{t}");
     assert!(t.contains(&fmt_number(Some(p.report.encodings["alibi"].scaled_stress))), "{t}");
 }
+
+#[test]
+fn step_twelve_reports_this_runs_per_layer_numbers() {
+    let mut p = payload(&corpus());
+    assert!(text(&content(12, &p, &View::default())).contains("Choose a model"));
+    let measures = [(0.2, 3.0), (0.45, 2.0), (0.3, 1.5)]
+        .iter()
+        .enumerate()
+        .map(|(l, &(s, d))| crate::model::measures::LayerMeasures {
+            layer: l,
+            positional_share: s,
+            effective_dimension: d,
+            principal: vec![vec![0.0, 1.0], vec![1.0, 0.0]],
+        })
+        .collect();
+    p.report.layers = Some(crate::analysis::LayersInfo {
+        skip: 1,
+        measures,
+        model_type: "llama".into(),
+        num_layers: 2,
+        hidden_size: 8,
+        sequences_used: 10,
+        positions: 3,
+        cut: 64,
+    });
+    let t = text(&content(12, &p, &View::default()));
+    assert!(t.contains("This decoder (llama"), "{t}");
+    assert!(t.contains("peaks at layer 1 (0.4500)"), "{t}");
+    assert!(t.contains("shrinks with depth: 3.0000 at layer 0, 1.5000 at the last layer"), "{t}");
+}
