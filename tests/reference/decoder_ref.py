@@ -178,6 +178,17 @@ def from_gguf(path):
     return m, files.gguf_tokenizer(meta)
 
 
+def tokenizer_of(path):
+    """The model's tokenizer alone (a GGUF's from its metadata, without reading its tensors)."""
+    if os.path.isfile(path):
+        import gguf
+        r = gguf.GGUFReader(path)
+        meta = {k: f.contents() for k, f in r.fields.items() if not k.startswith("GGUF.")}
+        return files.gguf_tokenizer(meta)
+    from tokenizers import Tokenizer
+    return Tokenizer.from_file(os.path.join(path, "tokenizer.json"))
+
+
 def load(path):
     model, tok = from_gguf(path) if os.path.isfile(path) else from_folder(path)
     # eps and rope theta as float32, as GGUF stores them and as HF's float32 kernels use them
@@ -340,9 +351,13 @@ def main():
     ap.add_argument("--skip", type=int, default=0, metavar="K")
     ap.add_argument("--dump-hidden", type=int, default=0, metavar="K")
     ap.add_argument("--check-paris", action="store_true")
+    ap.add_argument("--tokenize", metavar="JSON", help="a JSON list of texts: print their ids (special tokens on)")
     args = ap.parse_args()
     if args.check_paris:
         return check_paris(args.model)
+    if args.tokenize is not None:
+        print(json.dumps({"ids": [tokenizer_of(args.model).encode(t).ids for t in json.loads(args.tokenize)]}))
+        return 0
     if args.corpus is None:
         ap.error("CORPUS is required (unless --check-paris)")
     print(json.dumps(run(args)))

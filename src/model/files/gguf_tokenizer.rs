@@ -160,8 +160,11 @@ fn byte_level(meta: &HashMap<String, Value>, vocab: serde_json::Map<String, Json
             )))
         }
     };
+    // Llama 3's tokenizer takes a word that is one token whole before merging (llama.cpp and
+    // Hugging Face's file agree).
+    let ignore_merges = matches!(pre.as_str(), "llama-bpe" | "llama3" | "llama-v3");
     let model = json!({"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
-        "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+        "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false, "ignore_merges": ignore_merges,
         "vocab": vocab, "merges": merges});
     let decoder = json!({"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true});
     Ok((normalizer, pre_tokenizer, model, decoder))
