@@ -74,3 +74,24 @@ def test_centroids_of_hidden_states_equal_the_cli_layer_rows(tiny, mode):
     extra = posgeo.analyze(REFERENCE, d=32, mode=mode, tokenizer_file=os.path.join(tiny, "tokenizer.json"),
                            extra_encodings={"mine:1": out["centroid"][1]}, progress=False)
     assert abs(extra["mine:1"]["scaled_stress"] - theirs["encodings"]["layer:1"]["scaled_stress"]) <= 1e-4
+
+
+def test_layers_reads_a_gguf_decoder_as_the_reference_does(tmp_path):
+    """posgeo.layers on a tiny llama GGUF: per-layer σ*, positional share and effective
+    dimension equal the float64 reference's (tests/reference/decoder_ref.py), to 1e-4."""
+    gguf = tmp_path / "tiny.gguf"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tests", "reference", "tiny_decoder.py"), str(tmp_path / "dir"),
+                    "--arch", "llama", "--seed", "3", "--gguf", str(gguf)], check=True)
+    layers = posgeo.layers(str(gguf), REFERENCE, min_support=3, layer_skip=1, progress=False)
+    ref = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "reference", "decoder_ref.py"), str(gguf),
+                          REFERENCE, "--min-support", "3", "--skip", "1"], check=True, capture_output=True, text=True)
+    import json
+    ref = json.loads(ref.stdout)
+    assert layers.info["model_type"] == "llama" and layers.info["skip"] == 1
+    assert layers.positional_share.shape == (ref["num_layers"] + 1,)
+    np.testing.assert_allclose(layers.positional_share, [m["positional_share"] for m in ref["measures"]], atol=1e-4)
+    np.testing.assert_allclose(layers.effective_dimension, [m["effective_dimension"] for m in ref["measures"]],
+                               atol=1e-4)
+    sigma = [ref["encodings"][f"layer:{l}"]["scaled_stress"] for l in range(ref["num_layers"] + 1)]
+    np.testing.assert_allclose(layers.sigma_star, sigma, atol=1e-4)
+    assert layers.principal[0].shape[1] == 3
