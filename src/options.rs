@@ -356,9 +356,11 @@ impl Group {
 }
 
 mod learn;
+mod synth;
 mod tables;
 pub use learn::{LEARN, SIGNALS};
-pub use tables::{markdown_table, ANALYSIS, SYNTH};
+pub use synth::SYNTH;
+pub use tables::{markdown_table, ANALYSIS};
 
 #[cfg(test)]
 mod tests;

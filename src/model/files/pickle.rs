@@ -116,7 +116,7 @@ impl<'a> PickleFile<'a> {
             .find(|n| n.ends_with("data.pkl"))
             .ok_or_else(|| bad("no data.pkl in the zip"))?;
         let mut program = Vec::new();
-        zip.by_name(&pkl).map_err(|e| bad(e))?.read_to_end(&mut program).map_err(|e| bad(e))?;
+        zip.by_name(&pkl).map_err(bad)?.read_to_end(&mut program).map_err(bad)?;
         check_pickle(&program)?;
         let mut stack = Stack::empty();
         stack.read_loop(&mut Cursor::new(&program)).map_err(|e| bad(format!("its pickle cannot be read: {e}")))?;
