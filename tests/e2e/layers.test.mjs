@@ -133,11 +133,11 @@ test('each bad model gets its message and the results stay', async () => {
   const before = await table(page);
   const cases = [];
   const onlyConfig = tinyModel('config');
-  cases.push([[path.join(onlyConfig, 'config.json'), path.join(onlyConfig, 'tokenizer.json')], /need a \.safetensors/]);
+  cases.push([[path.join(onlyConfig, 'config.json'), path.join(onlyConfig, 'tokenizer.json')], /hold no weights/]);
   const gpt = tinyModel('gpt');
   const config = JSON.parse(fs.readFileSync(path.join(gpt, 'config.json')));
-  fs.writeFileSync(path.join(gpt, 'config.json'), JSON.stringify({ ...config, model_type: 'gpt2' }));
-  cases.push([files(gpt), /model_type is "gpt2"/]);
+  fs.writeFileSync(path.join(gpt, 'config.json'), JSON.stringify({ ...config, model_type: 't5' }));
+  cases.push([files(gpt), /the architecture "t5" is not supported/]);
   for (const [key, value] of [['hidden_act', 'relu'], ['position_embedding_type', 'relative_key']]) {
     const odd = tinyModel(key);
     fs.writeFileSync(path.join(odd, 'config.json'), JSON.stringify({ ...config, [key]: value }));
@@ -145,7 +145,7 @@ test('each bad model gets its message and the results stay', async () => {
   }
   const shape = tinyModel('shape');
   fs.writeFileSync(path.join(shape, 'config.json'), JSON.stringify({ ...config, intermediate_size: 36 }));
-  cases.push([files(shape), /has shape \[37\] but config\.json implies \[36\]/]);
+  cases.push([files(shape), /has shape \[37\] but the config implies \[36\]/]);
   const missing = tinyModel('missing');
   fs.writeFileSync(path.join(missing, 'config.json'), JSON.stringify({ ...config, num_hidden_layers: config.num_hidden_layers + 2 }));
   cases.push([files(missing), /tensor\(s\) the config needs are missing: encoder\.layer\./]);
