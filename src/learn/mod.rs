@@ -278,25 +278,68 @@ impl Context {
     }
 }
 
+/// The training context of a counted corpus: its geometry (D and the spectrum; SMACOF is not
+/// run, the experiment does not read it) and the tokens of its first sequences, as `posgeo
+/// train`, `posgeo.train` and the page's Learn panel all prepare it.
+pub fn prepare(
+    table: &crate::counts::CountsTable,
+    first: &[String],
+    params: &crate::analysis::AnalysisParams,
+    learn: &LearnParams,
+    progress: &mut dyn FnMut(crate::analysis::Progress) -> bool,
+) -> Result<Context> {
+    let mut params = params.clone();
+    params.encodings.smacof_max_iter = 0;
+    let analysis = crate::analysis::analyze_table(table, Vec::new(), &params, &[], progress)?;
+    let tokenizer = params.tokenizer();
+    let seqs: Vec<Vec<String>> = first.iter().map(|l| tokenizer.tokens(l, params.max_len)).collect();
+    Context::new(&seqs, &analysis, learn)
+}
+
+/// Every (signal, seed) of `ctx`, in `posgeo train`'s order.
+pub fn jobs(ctx: &Context) -> Vec<(Signal, u64)> {
+    let seeds = ctx.params.seed_list();
+    ctx.params.signals.iter().flat_map(|&s| seeds.iter().map(move |&seed| (s, seed))).collect()
+}
+
+/// One (signal, seed): its run, or a run that keeps no records and says why it failed.
+pub fn run_job(
+    ctx: &Context,
+    (signal, seed): (Signal, u64),
+    trace: Option<&mut train::Trace>,
+    tick: &mut dyn FnMut(train::Tick<'_>) -> bool,
+) -> Run {
+    train::run(ctx, signal, seed, trace, tick).unwrap_or_else(|e| Run {
+        signal,
+        seed,
+        records: Vec::new(),
+        train_loss: Vec::new(),
+        lr: Vec::new(),
+        error: Some(e.to_string()),
+        table: None,
+    })
+}
+
 /// Trains every (signal, seed) of `ctx` (in parallel natively), calling `progress` with the
-/// fraction done; it returning false cancels the runs still going (their records so far
-/// are kept). With `trace`, each signal's first seed also gives its [`train::Trace`] (for
-/// [`dump`]).
+/// fraction of all steps done (false cancels: the runs under way stop and the jobs not yet
+/// started are not built). With `trace`, the first seed's runs keep their initial weights and
+/// batches for the dump.
 pub fn run_all(
     ctx: &Context,
     trace: bool,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Vec<(Run, Option<train::Trace>)> {
-    let seeds = ctx.params.seed_list();
-    let jobs: Vec<(Signal, u64)> =
-        ctx.params.signals.iter().flat_map(|&s| seeds.iter().map(move |&seed| (s, seed))).collect();
+    let jobs = jobs(ctx);
+    let first_seed = ctx.params.seed_list().first().copied();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = (jobs.len() * ctx.params.steps).max(1) as f64;
     let cancelled = std::sync::atomic::AtomicBool::new(false);
     crate::par::map(jobs.len(), |k| {
-        let (signal, seed) = jobs[k];
-        let mut tick = |_step: usize| {
-            use std::sync::atomic::Ordering::Relaxed;
+        use std::sync::atomic::Ordering::Relaxed;
+        let mut tick = |t: train::Tick<'_>| {
+            if !matches!(t, train::Tick::Step(_)) {
+                return true;
+            }
             let d = done.fetch_add(1, Relaxed) + 1;
             if cancelled.load(Relaxed) || !progress(d as f64 / total) {
                 cancelled.store(true, Relaxed);
@@ -304,21 +347,17 @@ pub fn run_all(
             }
             true
         };
-        let empty = |error: String| Run {
-            signal,
-            seed,
-            records: Vec::new(),
-            train_loss: Vec::new(),
-            lr: Vec::new(),
-            error: Some(error),
-            table: None,
-        };
         // A job not yet started when a cancel comes never builds its model.
-        if cancelled.load(std::sync::atomic::Ordering::Relaxed) {
-            return (empty(PosgeoError::Cancelled.to_string()), None);
+        if cancelled.load(Relaxed) {
+            let (signal, seed) = jobs[k];
+            let error = Some(PosgeoError::Cancelled.to_string());
+            return (
+                Run { signal, seed, records: Vec::new(), train_loss: Vec::new(), lr: Vec::new(), error, table: None },
+                None,
+            );
         }
-        let mut kept = (trace && seed == seeds[0]).then(train::Trace::default);
-        let run = train::run(ctx, signal, seed, kept.as_mut(), &mut tick).unwrap_or_else(|e| empty(e.to_string()));
+        let mut kept = (trace && Some(jobs[k].1) == first_seed).then(train::Trace::default);
+        let run = run_job(ctx, jobs[k], kept.as_mut(), &mut tick);
         (run, kept)
     })
 }

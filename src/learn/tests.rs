@@ -139,7 +139,8 @@ fn a_diverging_run_says_so_and_keeps_its_records() {
 fn cancelling_keeps_the_records_so_far() {
     let (analysis, seqs) = corpus(120, 12);
     let ctx = Context::new(&seqs, &analysis, &small(&[Signal::Learned], 10)).unwrap();
-    let run = train::run(&ctx, Signal::Learned, 1, None, &mut |t| t < 5).unwrap();
+    let run =
+        train::run(&ctx, Signal::Learned, 1, None, &mut |t| !matches!(t, train::Tick::Step(s) if s >= 5)).unwrap();
     assert_eq!(run.train_loss.len(), 5);
     assert_eq!(run.error.as_deref(), Some("cancelled"));
     assert_eq!(run.records.last().unwrap().step, 4);

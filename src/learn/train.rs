@@ -124,14 +124,24 @@ pub fn measure_table(ctx: &Context, table: &[f32]) -> TableMeasures {
     }
 }
 
+/// What [`run`] tells its caller as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Tick<'a> {
+    /// Step t (0-based) is about to be taken; answering false cancels.
+    Step(usize),
+    /// A record was just taken: the run so far (for live curves).
+    Recorded(&'a Run),
+}
+
 /// Trains `signal` with `seed`; `trace` (for a dump) receives the initial weights and the
-/// batches. `progress(step)` returning false cancels ([`PosgeoError::Cancelled`] in `error`).
+/// batches. `progress` hears each step before it is taken (false cancels:
+/// [`PosgeoError::Cancelled`] in `error`) and the run so far after each record.
 pub fn run(
     ctx: &Context,
     signal: Signal,
     seed: u64,
     mut trace: Option<&mut Trace>,
-    progress: &mut dyn FnMut(usize) -> bool,
+    progress: &mut dyn FnMut(Tick<'_>) -> bool,
 ) -> Result<Run> {
     let p = &ctx.params;
     let shape = Shape { vocab: ctx.data.vocab.len(), n: ctx.data.n, d: p.d_model, layers: p.layers, heads: p.heads };
@@ -155,9 +165,10 @@ pub fn run(
         Ok(Record { step, train_loss, held_loss, held_accuracy, table })
     };
     run.records.push(record(&net, 0, None)?);
+    progress(Tick::Recorded(&run));
     let mut since = Vec::new();
     for (t, batch) in Batches::new(&ctx.data, p.batch, p.mask_rate, seed).take(p.steps).enumerate() {
-        if !progress(t) {
+        if !progress(Tick::Step(t)) {
             run.error = Some(PosgeoError::Cancelled.to_string());
             break;
         }
@@ -187,6 +198,7 @@ pub fn run(
             let mean = since.iter().sum::<f64>() / since.len() as f64;
             since.clear();
             run.records.push(record(&net, done, Some(mean))?);
+            progress(Tick::Recorded(&run));
         }
     }
     run.table = net.table()?;

@@ -8,7 +8,6 @@ use super::errors::to_py;
 use super::options::learn_params_from;
 use super::run::{with_tokenizer, Reporter};
 use super::source::{count_source, Layout};
-use crate::analysis::analyze_table;
 use crate::learn::{self, Context, Run};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -74,22 +73,16 @@ pub fn train(
 ) -> PyResult<String> {
     let (mut params, learn_params) = learn_params_from(options)?;
     with_tokenizer(&mut params, tokenizer_file.as_deref())?;
-    // The experiment needs D and the spectrum only.
-    params.encodings.smacof_max_iter = 0;
     params.validate().map_err(to_py)?;
     learn_params.validate().map_err(to_py)?;
     let mut reporter = Reporter::new(py, progress);
     let counting = |f: Option<f64>| f.map(|f| COUNTING * f);
     let streamed = count_source(source, &layout, &params, usize::MAX, &mut |f| reporter.tell("counting", counting(f)))?;
-    let analysis = analyze_table(&streamed.table, Vec::new(), &params, &[], &mut |_| {
+    let ctx = learn::prepare(&streamed.table, &streamed.first, &params, &learn_params, &mut |_| {
         keep_going(&mut reporter, "geometry", Some(COUNTING))
     });
-    let analysis = reporter.finish(analysis)?;
-    let tokenizer = params.tokenizer();
-    let seqs: Vec<Vec<String>> = streamed.first.iter().map(|l| tokenizer.tokens(l, params.max_len)).collect();
     drop(streamed);
-    let ctx = Context::new(&seqs, &analysis, &learn_params).map_err(to_py)?;
-    drop(seqs);
+    let ctx = reporter.finish(ctx)?;
     let runs = run_all(py, &ctx, &mut reporter);
     if let Some(e) = reporter.failed.take() {
         return Err(e);

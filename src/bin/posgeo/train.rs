@@ -6,9 +6,8 @@
 use crate::cli::{AnalysisOptions, LearnOptions};
 use crate::input::{self, progress_bar, InputArgs};
 use clap::Args;
-use posgeo::analysis::analyze_table;
 use posgeo::error::Frontend;
-use posgeo::learn::{self, Context, Experiment};
+use posgeo::learn::{self, Experiment};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -38,19 +37,14 @@ pub struct TrainArgs {
 
 pub fn run(a: TrainArgs) -> Result<(), String> {
     let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
-    let mut params = input::with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
-    // The experiment needs D and the spectrum only.
-    params.encodings.smacof_max_iter = 0;
+    let params = input::with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
     let learn_params = a.learn.0.clone()?;
     params.validate().map_err(err)?;
     learn_params.validate().map_err(err)?;
     let bar = progress_bar()?;
     let s = a.input.count(&params, usize::MAX, &bar, 0.2)?;
     bar.set_message("geometry");
-    let analysis = analyze_table(&s.table, Vec::new(), &params, &[], &mut |_| true).map_err(err)?;
-    let tokenizer = params.tokenizer();
-    let seqs: Vec<Vec<String>> = s.first.iter().map(|l| tokenizer.tokens(l, params.max_len)).collect();
-    let ctx = Context::new(&seqs, &analysis, &learn_params).map_err(err)?;
+    let ctx = learn::prepare(&s.table, &s.first, &params, &learn_params, &mut |_| true).map_err(err)?;
     bar.set_message("training");
     let results = learn::run_all(&ctx, a.dump.is_some(), &|f| {
         bar.set_position((20.0 + 80.0 * f) as u64);

@@ -11,13 +11,14 @@
 //! kept geometry alone.
 
 use super::{counting_tokenizer, Files, Request, Source, GENESIS};
-use crate::analysis::{analyze_table, AnalysisParams};
+use crate::analysis::AnalysisParams;
 use crate::corpus::model::ModelTokenizer;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::corpus::{InputFormat, ReadCounter, SequenceStream};
 use crate::counts::{count_stream, looks_like_table, Streamed};
 use crate::error::{PosgeoError, Result};
-use crate::learn::{self, train, Context, Experiment, LearnParams, Run, Signal};
+use crate::learn::train::Tick;
+use crate::learn::{self, Context, Experiment, LearnParams, Run};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -148,48 +149,44 @@ pub fn run(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnRespo
         }
     })?;
     say(0.5 * PREPARE, "the corpus geometry (D and its spectrum)");
-    let analysis = analyze_table(&streamed.table, Vec::new(), &params, &[], &mut |_| true)?;
-    let tokenizer = params.tokenizer();
-    let seqs: Vec<Vec<String>> = streamed.first.iter().map(|l| tokenizer.tokens(l, params.max_len)).collect();
+    let ctx = learn::prepare(&streamed.table, &streamed.first, &params, &learn_params, &mut |_| true)?;
     drop(streamed);
-    let ctx = Context::new(&seqs, &analysis, &learn_params)?;
-    drop((seqs, analysis));
     let runs = train_all(&ctx, id, post);
     learn::summarise(&ctx, runs)
 }
 
-/// Every (signal, seed) in `posgeo train`'s order, one after the other, each posted once done;
-/// a run that fails keeps its records and says why, as [`learn::run_all`] does.
+/// Every (signal, seed) in `posgeo train`'s order, one after the other ([`learn::run_job`]);
+/// each run is posted after each of its records (the live curves) and once done.
 fn train_all(ctx: &Context, id: u32, post: &mut dyn FnMut(LearnResponse)) -> Vec<Run> {
     let p = &ctx.params;
-    let jobs: Vec<(Signal, u64)> =
-        p.signals.iter().flat_map(|&s| p.seed_list().into_iter().map(move |seed| (s, seed))).collect();
+    let jobs = learn::jobs(ctx);
     let total = (jobs.len() * p.steps).max(1) as f64;
     let at = |done: usize| PREPARE + (1.0 - PREPARE) * done as f64 / total;
     let mut runs = Vec::with_capacity(jobs.len());
     for (k, &(signal, seed)) in jobs.iter().enumerate() {
         let name = signal.name();
-        let run = {
-            let mut last = f64::NEG_INFINITY;
-            let mut tick = |t: usize| {
-                let f = at(k * p.steps + t);
-                if f - last >= 0.005 {
-                    last = f;
-                    let text = format!("training {name} (seed {seed}): step {t} of {}", p.steps);
-                    post(LearnResponse::Progress { id, fraction: f, text, runs: Vec::new() });
+        let mut last = f64::NEG_INFINITY;
+        let mut step = 0;
+        let mut tick = |t: Tick<'_>| {
+            match t {
+                Tick::Step(t) => {
+                    step = t;
+                    let f = at(k * p.steps + t);
+                    if f - last >= 0.005 {
+                        last = f;
+                        let text = format!("training {name} (seed {seed}): step {t} of {}", p.steps);
+                        post(LearnResponse::Progress { id, fraction: f, text, runs: Vec::new() });
+                    }
                 }
-                true
-            };
-            train::run(ctx, signal, seed, None, &mut tick).unwrap_or_else(|e| Run {
-                signal,
-                seed,
-                records: Vec::new(),
-                train_loss: Vec::new(),
-                lr: Vec::new(),
-                error: Some(e.to_string()),
-                table: None,
-            })
+                Tick::Recorded(run) => {
+                    let text = format!("training {name} (seed {seed}): step {} of {}", step + 1, p.steps);
+                    let fraction = at(k * p.steps + step);
+                    post(LearnResponse::Progress { id, fraction, text, runs: vec![run.clone()] });
+                }
+            }
+            true
         };
+        let run = learn::run_job(ctx, (signal, seed), None, &mut tick);
         let text = format!("trained {name} (seed {seed}), {} of {}", k + 1, jobs.len());
         post(LearnResponse::Progress { id, fraction: at((k + 1) * p.steps), text, runs: vec![run.clone()] });
         runs.push(run);

@@ -83,7 +83,8 @@ fn train_posts_the_forms_corpus_shows_each_run_as_it_ends_then_the_results() {
     assert!(m.link().contains("learn_steps=4"), "the panel's options are in the link: {}", m.link());
     assert!(m.learning.shown().training && m.learning.shown().runs.is_empty());
     let fx = answer(&mut m, &job);
-    assert_eq!(fx.iter().filter(|e| **e == LearnEffect::Draw).count(), 3, "the charts follow each run");
+    let draws = fx.iter().filter(|e| **e == LearnEffect::Draw).count();
+    assert!(draws > 3, "the charts follow each run as it learns ({draws} draws for 3 runs)");
     assert!(fx.contains(&LearnEffect::Render) && fx.contains(&LearnEffect::StopWorker));
     let (state, text) = status(&fx).unwrap();
     assert_eq!(state, Status::Done);

@@ -1,6 +1,7 @@
 use super::*;
+use crate::analysis::analyze_table;
 use crate::analysis::AnalysisParams;
-use crate::learn::{Record, TableMeasures};
+use crate::learn::{Record, Signal, TableMeasures};
 use crate::synth::{generate, SynthParams};
 
 /// `posgeo synth --positions 12 --vocab 40 --sequences 300`, as text.
@@ -65,7 +66,20 @@ fn the_page_job_gives_the_experiment_of_posgeo_train_and_posts_each_run() {
     })
     .unwrap();
     assert_eq!(page, as_the_cli_trains(&text, &small()), "the same numbers, bit for bit");
-    assert_eq!(posted, page.runs, "every run is posted once, with all its records, in order");
+    // Each run is posted after each of its records (the live curves), then once done: its last
+    // post is the run, and every earlier one holds a prefix of its records.
+    let mut last: Vec<Run> = Vec::new();
+    for run in &posted {
+        match last.iter_mut().find(|r| (r.signal, r.seed) == (run.signal, run.seed)) {
+            Some(shown) => {
+                assert!(run.records.starts_with(&shown.records[..shown.records.len().min(run.records.len())]));
+                *shown = run.clone();
+            }
+            None => last.push(run.clone()),
+        }
+    }
+    assert_eq!(last, page.runs, "every run is posted with all its records, in order");
+    assert!(posted.len() > page.runs.len(), "runs are posted as they learn, not only when done");
     assert!(fractions.windows(2).all(|w| w[0] <= w[1]), "progress only grows");
     assert!(fractions.first() == Some(&0.0) && (fractions.last().unwrap() - 1.0).abs() < 1e-12);
     assert_eq!(page.signals.len(), 3);
