@@ -278,35 +278,17 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
             m.view.shepard = Some(name);
             vec![Effect::Draw(ChartKind::Shepard), Effect::Draw(ChartKind::Geometry), Effect::WriteUrl(m.link())]
         }
-        Msg::OverlayPicked(name) => {
-            m.view.overlay = Some(name).filter(|n| !n.is_empty());
-            vec![Effect::Draw(ChartKind::Map)]
-        }
-        Msg::LayersRaw(raw) => {
-            m.view.layers_raw = raw;
-            vec![Effect::Draw(ChartKind::Layers)]
-        }
-        Msg::LayersMeasure(measure) => {
-            m.view.layers_measure = measure;
-            vec![Effect::Draw(ChartKind::Layers)]
-        }
-        Msg::LayerMap(layer) => {
-            m.view.layer_map = Some(layer);
-            vec![Effect::Draw(ChartKind::LayerMap)]
-        }
+        Msg::OverlayPicked(name) => redraw(m, ChartKind::Map, |v| v.overlay = Some(name).filter(|n| !n.is_empty())),
+        Msg::LayersRaw(raw) => redraw(m, ChartKind::Layers, |v| v.layers_raw = raw),
+        Msg::LayersMeasure(measure) => redraw(m, ChartKind::Layers, |v| v.layers_measure = measure),
+        Msg::LayerMap(layer) => redraw(m, ChartKind::LayerMap, |v| v.layer_map = Some(layer)),
         Msg::Restyle => {
             let draws = crate::web::view::charts::ChartKind::ALL.iter().map(|&k| Effect::Draw(k));
             let dashboard = std::iter::once(Effect::RenderTable).chain(draws).filter(|_| m.results.is_some());
             dashboard.chain([Effect::Learn(learn::LearnEffect::Draw)]).collect()
         }
-        Msg::StressRaw(raw) => {
-            m.view.stress_raw = raw;
-            vec![Effect::Draw(ChartKind::Stress)]
-        }
-        Msg::MapMoved(view) => {
-            m.view.map = view;
-            vec![Effect::Draw(ChartKind::Map)]
-        }
+        Msg::StressRaw(raw) => redraw(m, ChartKind::Stress, |v| v.stress_raw = raw),
+        Msg::MapMoved(view) => redraw(m, ChartKind::Map, |v| v.map = view),
         Msg::MapSettled => vec![Effect::WriteUrl(m.link())],
         Msg::DragStart { x, y } => {
             m.drag = m.view.map.three_d.then_some((x, y));
@@ -335,6 +317,12 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::LectureKey(key) => lecture_key(m, &key),
         Msg::Learn(msg) => learn::update(m, msg),
     }
+}
+
+/// A view setting changed: `kind` is drawn again.
+fn redraw(m: &mut Model, kind: ChartKind, set: impl FnOnce(&mut View)) -> Vec<Effect> {
+    set(&mut m.view);
+    vec![Effect::Draw(kind)]
 }
 
 /// A key while the lecture is open: a step forward or back, or Escape to the dashboard.

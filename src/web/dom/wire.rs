@@ -66,19 +66,7 @@ pub fn wire() {
     on(target(&els.shepard_select), "change", move |_: Event| dispatch(Msg::ShepardPicked(select.value())));
     let raw = els.layers_raw.clone();
     on(target(&els.layers_raw), "change", move |_: Event| dispatch(Msg::LayersRaw(raw.checked())));
-    let measure = els.layers.measure.clone();
-    on(target(&measure.clone()), "change", move |_: Event| {
-        if let Some(m) = crate::charts::LayerMeasure::parse(&measure.value()) {
-            dispatch(Msg::LayersMeasure(m));
-        }
-    });
-    let (slider, shown) = (els.layers.slider.clone(), els.layers.slider_value.clone());
-    on(target(&slider.clone()), "input", move |_: Event| {
-        if let Ok(l) = slider.value().parse::<usize>() {
-            shown.set_text_content(Some(&format!("layer {l}")));
-            dispatch(Msg::LayerMap(l));
-        }
-    });
+    wire_layers(&els.layers);
     let raw = els.stress_raw.clone();
     on(target(&els.stress_raw), "change", move |_: Event| dispatch(Msg::StressRaw(raw.checked())));
     let overlay = els.map_overlay.clone();
@@ -173,4 +161,21 @@ fn wire_map() {
     for end in ["mouseup", "mouseleave"] {
         on(canvas, end, |_: MouseEvent| dispatch(Msg::DragEnd));
     }
+}
+
+/// The layers chart's measure and the layer map's slider.
+fn wire_layers(layers: &super::elements::LayerEls) {
+    let measure = layers.measure.clone();
+    on(target(&measure.clone()), "change", move |_: Event| {
+        if let Some(m) = crate::charts::LayerMeasure::parse(&measure.value()) {
+            dispatch(Msg::LayersMeasure(m));
+        }
+    });
+    let (slider, shown) = (layers.slider.clone(), layers.slider_value.clone());
+    on(target(&slider.clone()), "input", move |_: Event| {
+        if let Ok(l) = slider.value().parse::<usize>() {
+            shown.set_text_content(Some(&format!("layer {l}")));
+            dispatch(Msg::LayerMap(l));
+        }
+    });
 }
