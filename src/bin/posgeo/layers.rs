@@ -19,7 +19,8 @@ pub struct OpenModel {
 /// Loads a model folder or a `.gguf` file. Its own tokenizer (tokenizer.json, vocab.txt, or the
 /// GGUF's) counts the corpus unless `--tokenizer-file` is given.
 pub fn open(path: &Path, tokenizer_file: Option<&str>) -> Result<OpenModel, String> {
-    if !path.is_dir() && !(path.is_file() && path.extension().is_some_and(|e| e == "gguf")) {
+    let gguf = path.is_file() && path.extension().is_some_and(|e| e == "gguf");
+    if !(path.is_dir() || gguf) {
         return Err(format!(
             "--model {}: not a folder nor a .gguf file (a folder holds config.json, the weights and tokenizer.json)",
             path.display()
