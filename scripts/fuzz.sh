@@ -4,7 +4,7 @@
 #   bash scripts/fuzz.sh tables 3600     # one target, one hour
 # Installs a nightly toolchain and cargo-fuzz when missing. Seeds: fuzz/seeds/<target>/;
 # the growing corpus: fuzz/corpus/<target>/; crashes: fuzz/artifacts/<target>/ (each one
-# found becomes a regression test in tests/hostile.rs or the module's tests).
+# found becomes a regression test in crates/core/tests/hostile.rs or the module's tests).
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -17,11 +17,11 @@ step() { printf '\n== %s == (%s)\n' "$*" "$(date +%T)"; }
 
 step "format"
 cargo fmt --check
-# One clippy pass covers the native targets and the Python bindings (features unify).
-step "clippy (native, with the Python bindings)"
-cargo clippy --all-targets --features python -- -D warnings
-step "clippy (wasm32)"
-cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
+# One clippy pass covers every member natively, the Python bindings included.
+step "clippy (native, every member)"
+cargo clippy --workspace --all-targets -- -D warnings
+step "clippy (wasm32: core, charts, web)"
+cargo clippy --target wasm32-unknown-unknown -p posgeo -p posgeo-charts -p posgeo-web --lib --bins --tests -- -D warnings
 step "native tests"
 cargo test
 step "Python package: pip install . into .venv, then pytest (tests/python/)"
@@ -35,7 +35,7 @@ step "site build (trunk build --release)"
 trunk --skip-version-check build --release
 # The site's profile, so the dependencies come from the site build just made.
 step "wasm tests in headless Chromium"
-cargo test --profile web-release --target wasm32-unknown-unknown --test wasm
+cargo test --profile web-release --target wasm32-unknown-unknown -p posgeo-web --test wasm
 step "end-to-end tests in headless Chromium (two files at a time)"
 POSGEO_BIN="$PWD/target/debug/posgeo" node --test --test-concurrency=2 tests/e2e/
 bash scripts/screenshot.sh

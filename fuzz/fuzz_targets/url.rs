@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use posgeo::web::url::PageState;
+use posgeo_web::url::PageState;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(query) = std::str::from_utf8(data) else { return };

@@ -60,7 +60,7 @@ test("the shipped model's layer rows equal the CLI's; the chart, its CSV and the
   const ink = await page.$eval('#chart-layers', (c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let k = 0;
-    // The centroid curve's colour: the palette's wine, rgb(136, 34, 85) (src/charts/palette.rs).
+    // The centroid curve's colour: the palette's wine, rgb(136, 34, 85) (crates/charts/src/palette.rs).
     for (let i = 0; i < d.length; i += 4) {
       if (Math.abs(d[i] - 136) < 40 && d[i + 1] < 90 && Math.abs(d[i + 2] - 85) < 40) k++;
     }

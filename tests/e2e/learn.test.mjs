@@ -129,7 +129,7 @@ test("training in the page gives posgeo train's numbers; the charts, the CSV and
   const claims = await page.$$eval('#learn-claims li[data-claim]', (items) => items.map((li) => ({
     key: li.dataset.claim, holds: { true: true, false: false, na: null }[li.dataset.holds] })));
   assert.deepEqual(claims, want.claims.map((c) => ({ key: c.key, holds: c.holds })));
-  // The loss chart has each signal's colour (src/charts/palette.rs): sinusoidal blue, learned orange.
+  // The loss chart has each signal's colour (crates/charts/src/palette.rs): sinusoidal blue, learned orange.
   const ink = await page.$eval('#chart-learn-loss', (c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     const near = (i, [r, g, b]) => Math.abs(d[i] - r) < 30 && Math.abs(d[i + 1] - g) < 30 && Math.abs(d[i + 2] - b) < 30;

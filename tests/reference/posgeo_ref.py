@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An independent, deliberately naive implementation of posgeo's definitions (docs/MATH.md),
-in pure Python (no numpy), used by tests/reference.rs to check every number the Rust CLI
+in pure Python (no numpy), used by crates/cli/tests/reference.rs to check every number the Rust CLI
 reports on a small corpus.
 
 Covers: plain text, the whitespace tokenizer with lowercasing, mode `condition`,

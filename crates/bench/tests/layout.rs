@@ -1,0 +1,67 @@
+//! The layout rules the compiler does not check: no Rust file over 400 lines (functions over
+//! 80 lines are clippy's `too_many_lines`, set in Cargo.toml and clippy.toml), and the two
+//! rules inside a crate — the pipeline does not use its summary, and the page's view does not
+//! use the page's model. The rules between layers are the crates' dependencies (Cargo.toml):
+//! the core depends on no other member, charts on the core, the page, the command line and the
+//! Python bindings on the core and charts.
+
+use std::path::{Path, PathBuf};
+
+const MAX_FILE_LINES: usize = 400;
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable directory").flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn no_rust_file_is_over_400_lines() {
+    let root = Path::new(ROOT);
+    let mut files = Vec::new();
+    for dir in ["crates", "bench"] {
+        if root.join(dir).is_dir() {
+            rust_files(&root.join(dir), &mut files);
+        }
+    }
+    assert!(files.len() > 20, "found the sources");
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).ok()?.lines().count();
+            (n > MAX_FILE_LINES).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "over {MAX_FILE_LINES} lines: {long:?}");
+}
+
+/// Files under `dir` whose code (comments and inline test modules dropped) names one of
+/// `forbidden`.
+fn importing(dir: &str, forbidden: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(&Path::new(ROOT).join(dir), &mut files);
+    files
+        .into_iter()
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let text = text.split("#[cfg(test)]\nmod tests {").next().unwrap_or_default();
+            let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect();
+            forbidden.iter().any(|m| code.contains(m))
+        })
+        .map(|f| f.display().to_string())
+        .collect()
+}
+
+#[test]
+fn the_pipeline_does_not_use_its_summary_nor_the_view_the_page_model() {
+    let analysis = importing("crates/core/src/analysis", &["crate::report"]);
+    assert!(analysis.is_empty(), "analysis imports report: {analysis:?}");
+    let view = importing("crates/web/src/view", &["crate::app", "super::app"]);
+    assert!(view.is_empty(), "the view imports the page model: {view:?}");
+}

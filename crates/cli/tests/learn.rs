@@ -1,0 +1,145 @@
+//! `posgeo train` (docs/MATH.md §16) as a user runs it: an independent JAX replay of its
+//! dump, its finding recomputed from its own numbers, its fixed signals' σ* against
+//! `posgeo analyze`, and bad input.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+fn posgeo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_posgeo")).args(args).env("RUST_BACKTRACE", "0").output().expect("posgeo runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+/// A small synthetic corpus in a fresh folder.
+fn corpus(dir: &Path) -> String {
+    let out = posgeo(&["synth", "--positions", "12", "--vocab", "40", "--sequences", "300"]);
+    assert!(out.status.success());
+    let path = dir.join("corpus.txt");
+    std::fs::write(&path, &out.stdout).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("posgeo-learn-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const SMALL: [&str; 12] =
+    ["--steps", "20", "--every", "10", "--d-model", "16", "--heads", "2", "--batch", "8", "--layers", "2"];
+
+/// An independent implementation (tests/reference/train_ref.py, JAX, float64) replays every
+/// signal's dump from the same initial weights and batches: each of the 20 losses agrees to
+/// 1e-4.
+#[test]
+fn a_jax_replay_of_the_dump_gives_every_loss() {
+    let dir = scratch("replay");
+    let corpus = corpus(&dir);
+    let dump = dir.join("dump");
+    let mut args = vec!["train", corpus.as_str(), "--dump", dump.to_str().unwrap()];
+    args.extend(SMALL);
+    let out = posgeo(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let venv = Path::new(ROOT).join(".venv/bin/python");
+    let python = if venv.is_file() { venv.into_os_string() } else { "python3".into() };
+    let replay = Command::new(python)
+        .arg(Path::new(ROOT).join("tests/reference/train_ref.py"))
+        .arg(&dump)
+        .args(["--steps", "20", "--tol", "1e-4"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&replay.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 9, "one line per signal: {stdout}");
+    for l in lines {
+        let diff: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!(diff < 1e-4, "{l}");
+    }
+}
+
+/// Average ranks (ties share their mean rank), written here independently of the engine.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    v.iter()
+        .map(|x| {
+            let below = v.iter().filter(|y| *y < x).count() as f64;
+            let equal = v.iter().filter(|y| *y == x).count() as f64;
+            below + (equal + 1.0) / 2.0
+        })
+        .collect()
+}
+
+fn pearson(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+/// The finding is Spearman's ρ of the reported per-signal numbers, and the fixed signals'
+/// σ* are `posgeo analyze`'s for the same geometry.
+#[test]
+fn the_finding_and_the_fixed_stresses_follow_from_the_reported_numbers() {
+    let dir = scratch("finding");
+    let corpus = corpus(&dir);
+    let mut args =
+        vec!["train", corpus.as_str(), "--json", "--claims", "--signals", "nope,sinusoidal,pmds,learned,rope,alibi"];
+    args.extend(SMALL);
+    let e = json(&posgeo(&args));
+    let signals = e["signals"].as_array().unwrap();
+    assert_eq!(signals.len(), 6);
+    let loss: Vec<f64> = signals.iter().map(|s| s["held_loss"].as_f64().unwrap()).collect();
+    let stress: Vec<f64> = signals.iter().map(|s| s["scaled_stress"].as_f64().unwrap()).collect();
+    let rho = pearson(&ranks(&loss), &ranks(&stress));
+    assert!((e["finding"]["rho"].as_f64().unwrap() - rho).abs() < 1e-12);
+    let of = |name: &str| signals.iter().find(|s| s["signal"] == name).unwrap()["scaled_stress"].as_f64().unwrap();
+    let a = json(&posgeo(&["analyze", corpus.as_str(), "--json", "--d", "16", "--head-dim", "8"]));
+    let enc = &a["encodings"];
+    for (name, key) in [("sinusoidal", "sinusoidal"), ("rope", "rope"), ("alibi", "alibi")] {
+        let expected = enc[key]["scaled_stress"].as_f64().unwrap();
+        assert!((of(name) - expected).abs() < 1e-5, "{name}: {} vs {expected}", of(name));
+    }
+    assert_eq!(of("nope"), 1.0);
+    // Every run recorded at steps 0, 10, 20; the learned table's curves are there.
+    let learned = e["runs"].as_array().unwrap().iter().find(|r| r["signal"] == "learned").unwrap();
+    let steps: Vec<u64> = learned["records"].as_array().unwrap().iter().map(|r| r["step"].as_u64().unwrap()).collect();
+    assert_eq!(steps, [0, 10, 20]);
+    assert!(learned["records"][2]["table"]["separation"].as_f64().unwrap() > 0.0);
+    // The training claims follow from the reported numbers.
+    let claim = |key: &str| e["claims"].as_array().unwrap().iter().find(|c| c["key"] == key).unwrap().clone();
+    let l = signals.iter().find(|s| s["signal"] == "learned").unwrap();
+    let sep = l["separation"].as_f64().unwrap();
+    assert_eq!(claim("training_separates")["holds"], sep >= 0.01);
+    let (end, start) = (l["monotonicity"].as_f64().unwrap(), l["initial_monotonicity"].as_f64().unwrap());
+    assert_eq!(claim("learned_monotone")["holds"], end < start);
+    assert_eq!(claim("stress_predicts_loss")["holds"], rho >= 0.5);
+}
+
+#[test]
+fn bad_input_gets_a_message_and_a_failing_exit() {
+    let dir = scratch("bad");
+    let corpus = corpus(&dir);
+    let tiny = dir.join("tiny.txt");
+    std::fs::write(&tiny, "a b c d e f\n".repeat(6)).unwrap();
+    for (args, needle) in [
+        (vec!["train", corpus.as_str(), "--steps", "0"], "steps"),
+        (vec!["train", corpus.as_str(), "--signals", "nope,warp"], "\"warp\" is not one of"),
+        (vec!["train", tiny.to_str().unwrap(), "--min-support", "1"], "at least 10"),
+        (vec!["train", corpus.as_str(), "--d-model", "10", "--heads", "2"], "even width"),
+    ] {
+        let out = posgeo(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -1,0 +1,232 @@
+//! The **report**: the serialisable summary of an [`Analysis`] (the `posgeo analyze --json`
+//! schema, docs/MATH.md §9), and the text both front-ends show for it — the summary lines,
+//! number formatting and the stress table as CSV (in `text`) — so the CLI and the page say
+//! the same.
+
+use crate::analysis::{Analysis, AnalysisParams};
+use crate::corpus::tokenize::TokenizerKind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One encoding's line of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EncodingReport {
+    /// σ.
+    pub raw_stress: f64,
+    /// σ*.
+    pub scaled_stress: f64,
+    /// a*.
+    pub scale: f64,
+    /// Spearman ρ (null when undefined).
+    pub spearman: Option<f64>,
+    /// Monotonicity violation rate (null when n < 3).
+    pub monotonicity_violation_rate: Option<f64>,
+    /// Dimension of the configuration.
+    pub dim: usize,
+    /// Parameters to learn or store.
+    pub parameters: u64,
+    /// Procrustes residual ρ against the PMDS coordinates ([`crate::procrustes`]).
+    #[serde(default)]
+    pub procrustes_residual: Option<f64>,
+    /// SMACOF iterations used (`smacof` only; its stopping rule is in [`crate::smacof`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<usize>,
+    /// Why SMACOF stopped: `tolerance`, `no_decrease` or `cap` (`smacof` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<crate::smacof::SmacofStop>,
+}
+
+pub use crate::rank_curve::RankPoint;
+
+/// The serialisable summary (the `--json` schema).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Number of sequences read (null when analysed from a counts table that cannot tell:
+    /// mode `condition`, where sequences without tokens leave no row).
+    pub sequences: Option<usize>,
+    /// The counts table analysed (`posgeo analyze --counts`, the page's counts upload):
+    /// fields that need the raw text are then null or empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_table: Option<String>,
+    /// The model tokenizer used (`tokenizer = model`): "file (type, types)".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer_file: Option<String>,
+    /// Lines skipped as invalid UTF-8 (`--lossy`).
+    pub skipped_lines: usize,
+    /// Positions kept.
+    pub n: usize,
+    /// |V|.
+    pub vocab_size: usize,
+    /// Tokens counted at kept positions.
+    pub tokens: u64,
+    /// N_i for i < n.
+    pub support: Vec<u64>,
+    /// N_i for every position below the cap, dropped ones included.
+    pub support_all: Vec<u64>,
+    /// Why positions beyond n were dropped (None when none were).
+    pub dropped_reason: Option<String>,
+    /// Metric name.
+    pub metric: String,
+    /// All eigenvalues of B, descending.
+    pub eigenvalues: Vec<f64>,
+    /// r_τ.
+    pub effective_rank: usize,
+    /// r_E.
+    pub energy_rank: usize,
+    /// Negative mass of the spectrum.
+    pub negative_mass: f64,
+    /// Violation rate of D.
+    pub corpus_monotonicity_violation_rate: Option<f64>,
+    /// Per encoding, keyed by name.
+    pub encodings: BTreeMap<String, EncodingReport>,
+    /// Encoding names in display order.
+    pub encoding_order: Vec<String>,
+    /// Stress of X_r at every r ≤ 64, then on a geometric grid up to min(r_τ, 128)
+    /// ([`crate::rank_curve::rank_grid`]).
+    pub rank_curve: Vec<RankPoint>,
+    /// The five most frequent tokens per position.
+    pub top_tokens: Vec<Vec<(String, u64)>>,
+    /// First (up to) three PMDS coordinates per position.
+    pub pmds_coordinates: Vec<Vec<f64>>,
+    /// Options used.
+    pub params: AnalysisParams,
+    /// The model whose layers are rows `layer:ℓ` and `layer-residual:ℓ` (docs/MATH.md §14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layers: Option<crate::analysis::LayersInfo>,
+    /// The distance matrix, under the metric's name (`hellinger`, …), with `--matrix`.
+    #[serde(flatten)]
+    pub matrix: BTreeMap<String, Vec<Vec<f64>>>,
+}
+
+impl Analysis {
+    /// Raw and scaled stress of X_r at the ranks of [`crate::rank_curve::rank_grid`] up to
+    /// `max_rank` ([`crate::rank_curve`]).
+    pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
+        let n = self.counts.n;
+        let x = self.spectrum.coordinates(max_rank.min(n));
+        let tt: f64 = self.distances.upper().iter().map(|v| v * v).sum();
+        let ranks = crate::rank_curve::rank_grid(x.dim);
+        let sums = crate::rank_curve::rank_sums(&x, &self.distances, &ranks);
+        ranks
+            .iter()
+            .enumerate()
+            .map(|(g, &r)| RankPoint {
+                rank: r,
+                raw_stress: sums.raw[g] / tt,
+                scaled_stress: sums.scaled[g] / tt,
+                parameters: (r * (n + self.params.encodings.d)) as u64,
+            })
+            .collect()
+    }
+
+    /// The summary; `with_matrix` adds the n×n distance matrix.
+    pub fn report(&self, with_matrix: bool) -> Report {
+        let c = &self.counts;
+        let mut encodings = BTreeMap::new();
+        for cmp in &self.compared {
+            let s = &cmp.stress;
+            encodings.insert(
+                cmp.name.clone(),
+                EncodingReport {
+                    raw_stress: s.raw_stress,
+                    scaled_stress: s.scaled_stress,
+                    scale: s.scale,
+                    spearman: s.spearman,
+                    monotonicity_violation_rate: s.monotonicity_violation_rate,
+                    dim: cmp.encoding.points.dim,
+                    parameters: cmp.encoding.parameters,
+                    procrustes_residual: Some(cmp.procrustes.residual),
+                    iterations: (cmp.encoding.kind == crate::encodings::EncodingKind::Smacof)
+                        .then_some(cmp.encoding.iterations),
+                    stopped: cmp.encoding.stop,
+                },
+            );
+        }
+        let dropped_reason = (c.n < c.support_all.len()).then(|| {
+            format!(
+                "positions {}..{} were dropped: position {} has N = {} < min_support = {}",
+                c.n,
+                c.support_all.len() - 1,
+                c.n,
+                c.support_all[c.n],
+                self.params.min_support
+            )
+        });
+        let mut matrix = BTreeMap::new();
+        if with_matrix {
+            matrix.insert(self.params.metric.name().to_string(), self.distances.to_rows());
+        }
+        Report {
+            sequences: c.sequences,
+            counts_table: self.counts_table.clone(),
+            tokenizer_file: self.params.model.as_ref().filter(|_| self.params.tokenizer == TokenizerKind::Model).map(
+                |m| {
+                    let special = if self.params.special_tokens { "with" } else { "without" };
+                    format!("{}, {special} special tokens", m.describe())
+                },
+            ),
+            skipped_lines: self.skipped_lines,
+            n: c.n,
+            vocab_size: c.vocab.len(),
+            tokens: c.tokens,
+            support: c.support().to_vec(),
+            support_all: c.support_all.clone(),
+            dropped_reason,
+            metric: self.params.metric.name().to_string(),
+            eigenvalues: self.spectrum.eigenvalues.clone(),
+            effective_rank: self.effective_rank,
+            energy_rank: self.energy_rank,
+            negative_mass: self.spectrum.negative_mass(),
+            corpus_monotonicity_violation_rate: self.corpus_monotonicity,
+            encodings,
+            encoding_order: self.compared.iter().map(|c| c.name.clone()).collect(),
+            rank_curve: self.rank_curve.clone(),
+            top_tokens: (0..c.n).map(|i| c.top_tokens(i, 5)).collect(),
+            pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))).to_rows(),
+            params: self.params.clone(),
+            layers: self.layers.clone(),
+            matrix,
+        }
+    }
+}
+
+mod claims;
+mod text;
+
+pub use claims::Claim;
+pub use text::{csv_rows, fmt_number, STRESS_COLUMNS};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_switch_to_scientific_outside_the_readable_range() {
+        assert_eq!(fmt_number(None), "—");
+        assert_eq!(fmt_number(Some(0.0)), "0.0000");
+        assert_eq!(fmt_number(Some(0.12345)), "0.1235");
+        assert_eq!(fmt_number(Some(0.0001234)), "1.234e-4");
+        assert_eq!(fmt_number(Some(12345.0)), "1.234e4");
+        assert_eq!(fmt_number(Some(-2.5)), "-2.5000");
+    }
+
+    #[test]
+    fn the_verdict_ranks_the_fixed_encodings() {
+        let mut r = crate::test_support::report();
+        for (n, v) in [("sinusoidal", 0.3), ("rope", 0.049), ("alibi", 0.102)] {
+            r.encodings.get_mut(n).unwrap().scaled_stress = v;
+        }
+        assert_eq!(
+            r.verdict(),
+            "On this corpus rope fits best among the fixed encodings (σ* = 0.0490); alibi 0.1020, sinusoidal 0.3000"
+        );
+    }
+
+    #[test]
+    fn csv_rows_round_trip() {
+        let rows = [vec![0.1, 1.0 / 3.0], vec![-2.0, 1e-300]];
+        let s = csv_rows(rows.iter().map(Vec::as_slice));
+        let back: Vec<Vec<f64>> = s.lines().map(|l| l.split(',').map(|c| c.parse().unwrap()).collect()).collect();
+        assert_eq!(back, rows);
+    }
+}

@@ -1,0 +1,67 @@
+//! The training worker's side (wasm32 only; docs/MATH.md §16): a worker of its own that the
+//! page starts for each training (`web::dom::learn_bridge`) receives
+//! `{ learn_request, bytes | file, tokenizer_bytes, model_bytes }`, runs
+//! [`protocol::learn::run`] and posts each [`LearnResponse`] as `{ learn: Uint8Array }`
+//! (postcard, transferred). The training holds this worker until it ends; the page cancels
+//! it by terminating the worker.
+
+use super::protocol::learn::{self as job, LearnRequest, LearnResponse};
+use super::protocol::Files;
+use super::worker::{bytes_of, BlobReader};
+use posgeo::error::Frontend;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::DedicatedWorkerGlobalScope;
+
+/// Posts one answer as postcard bytes in a transferred array.
+fn post(scope: &DedicatedWorkerGlobalScope, r: &LearnResponse) {
+    let bytes = match r.to_bytes() {
+        Ok(b) => b,
+        Err(e) => return post(scope, &LearnResponse::Error { id: 0, message: e.message_for(Frontend::Page) }),
+    };
+    let arr = js_sys::Uint8Array::from(&bytes[..]);
+    let msg = js_sys::Object::new();
+    if js_sys::Reflect::set(&msg, &"learn".into(), &arr).is_ok() {
+        scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
+    }
+}
+
+/// Runs a training request; false when the message is not one.
+pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    let Some(json) = js_sys::Reflect::get(data, &"learn_request".into()).ok().and_then(|v| v.as_string()) else {
+        return false;
+    };
+    let req: LearnRequest = match serde_json::from_str(&json) {
+        Ok(r) => r,
+        Err(e) => {
+            post(scope, &LearnResponse::Error { id: 0, message: format!("malformed training request ({e})") });
+            return true;
+        }
+    };
+    let (bytes, tokenizer, model) =
+        (bytes_of(data, "bytes"), bytes_of(data, "tokenizer_bytes"), bytes_of(data, "model_bytes"));
+    // Fault injection for the end-to-end tests, as the analysis worker's (`web::worker`).
+    let trap = js_sys::Reflect::get(data, &"trap".into()).ok().and_then(|v| v.as_bool()) == Some(true);
+    if trap && bytes.starts_with(b"#posgeo:trap") {
+        core::arch::wasm32::unreachable();
+    }
+    let file = js_sys::Reflect::get(data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
+    let corpus_size = file.as_ref().map_or(0.0, web_sys::Blob::size) as u64;
+    let corpus_stream = file.and_then(BlobReader::new).map(|r| Box::new(r) as Box<dyn std::io::Read>);
+    let files = Files {
+        corpus: &bytes,
+        corpus_stream,
+        corpus_size,
+        precounted: None,
+        learned: &[],
+        tokenizer: &tokenizer,
+        model: &model,
+    };
+    let id = req.id;
+    let answer = match job::run(&req, files, &mut |r| post(scope, &r)) {
+        Ok(e) => LearnResponse::Done { id, experiment: Box::new(e) },
+        Err(e) => LearnResponse::Error { id, message: e.message_for(Frontend::Page) },
+    };
+    post(scope, &answer);
+    true
+}

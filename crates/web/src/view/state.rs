@@ -1,0 +1,31 @@
+//! What the page shows besides the results themselves (the page model's view part, read by
+//! every chart, read-out and export).
+
+use super::charts::MapView;
+use super::table::Sort;
+use super::theorem;
+
+/// Everything the page shows besides the results themselves.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct View {
+    /// Encoding of the Shepard diagram (`None`: sinusoidal).
+    pub shepard: Option<String>,
+    /// The PMDS map's view.
+    pub map: MapView,
+    /// The stress table's order.
+    pub sort: Sort,
+    /// The Theorem 1 demonstration.
+    pub demo: theorem::Demo,
+    /// The lecture view's step (1-based), when it is open.
+    pub lecture: Option<usize>,
+    /// The encoding overlaid on the PMDS map after Procrustes alignment (None: no overlay).
+    pub overlay: Option<String>,
+    /// The layers chart shows raw σ instead of σ*.
+    pub layers_raw: bool,
+    /// The headline stress chart shows raw σ instead of σ*.
+    pub stress_raw: bool,
+    /// What the layers chart shows (`#layers-measure`).
+    pub layers_measure: posgeo_charts::LayerMeasure,
+    /// The layer the layer map shows (`#layer-slider`; None: the last).
+    pub layer_map: Option<usize>,
+}

@@ -1,5 +1,0 @@
-//! The page binary (built by Trunk from `www/index.html`).
-fn main() {
-    #[cfg(target_arch = "wasm32")]
-    posgeo::web::dom::start();
-}

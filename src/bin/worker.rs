@@ -1,5 +1,0 @@
-//! The Web Worker binary (built by Trunk as `worker.js` + `worker_loader.js`).
-fn main() {
-    #[cfg(target_arch = "wasm32")]
-    posgeo::web::worker::start();
-}
