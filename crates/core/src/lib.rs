@@ -6,22 +6,21 @@
 //! matrix as the information-optimal encoding (PMDS); and the stress of every encoding
 //! against the corpus geometry. Every formula is written out in `docs/MATH.md`.
 //!
-//! ## Layers
-//! * **Numeric core** (no web dependency; native and wasm32), one module per pipeline
-//!   stage: [`corpus`] (input, [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] →
-//!   [`encodings`] → [`stress`] / [`monotonicity`]; [`analysis`] chains them and [`report`]
-//!   summarises them (the JSON schema and the text both front-ends show); [`points`] is the one
-//!   configuration type; [`options`] declares every option once; [`synth`] makes the built-in
-//!   corpus; [`tables`] reads learned position tables; [`model`] runs a BERT-family encoder
-//!   and turns its layers into configurations (docs/MATH.md §14, measured by
-//!   [`analysis::layers`]; encodings given from outside in [`analysis::extra`]); [`error`]
-//!   holds the one error type.
-//! * **Drawing** ([`charts`]): every chart, generic over plotters' backends.
-//! * **Web shell** ([`web`]): `protocol`, `url`, `app` (the page's model and `update`) and
-//!   `view` are plain Rust, tested natively; `dom` and `worker` exist only on wasm32.
-//! * **Command line** (`crates/cli/src/`, native only).
-//! * **Python** ([`python`], feature `python`, native only): the extension module of the
-//!   `posgeo` Python package (`python/posgeo/`), built by maturin.
+//! ## This crate: the numeric core
+//! No web dependency; native and wasm32. One module per pipeline stage: [`corpus`] (input,
+//! [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] → [`encodings`] → [`stress`] /
+//! [`monotonicity`]; [`analysis`] chains them and [`report`] summarises them (the JSON schema
+//! and the text both front-ends show); [`points`] is the one configuration type; [`options`]
+//! declares every option once; [`synth`] makes the built-in corpus; [`tables`] reads learned
+//! position tables; [`model`] reads models (safetensors, pickles, GGUF) and runs BERT-family
+//! encoders and decoders, turning their layers into configurations (docs/MATH.md §14–§14b,
+//! measured by [`analysis::layers`]; encodings given from outside in [`analysis::extra`]);
+//! [`learn`] trains small transformers to see what training does with position (§16);
+//! [`error`] holds the one error type.
+//!
+//! The layers above it are the workspace's other crates (docs/ARCHITECTURE.md):
+//! `posgeo-charts` (drawing), `posgeo-web` (the page), `posgeo-cli` (the command line) and
+//! `posgeo-python` (the Python package's extension module).
 
 pub mod analysis;
 pub mod corpus;
