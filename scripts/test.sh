@@ -6,14 +6,27 @@
 # end-to-end tests of the built site in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's start is printed as it begins, and every step's duration at the end.
+STEPS=() STARTED=$(date +%s) LAST_NAME="" LAST_AT=$(date +%s)
+minutes() { printf '%d.%d min' $(($1 / 60)) $(($1 % 60 / 6)); }
+step() {
+  local now; now=$(date +%s)
+  [ -n "$LAST_NAME" ] && STEPS+=("$(minutes $((now - LAST_AT)))  $LAST_NAME")
+  LAST_NAME="$*" LAST_AT=$now
+  printf '\n== %s == (%s)\n' "$*" "$(date +%T)"
+}
+summary() {
+  step "end"
+  printf '\nSteps:\n'; printf '  %s\n' "${STEPS[@]}"
+  printf '  %s  in all, setup included\n' "$(minutes $(($(date +%s) - STARTED)))"
+}
+step "setup (scripts/setup.sh)"
 bash scripts/setup.sh
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export RUST_BACKTRACE=0
 # Incremental caches would only grow target/ on a one-shot run.
 export CARGO_INCREMENTAL=0
 export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
-
-step() { printf '\n== %s == (%s)\n' "$*" "$(date +%T)"; }
 
 step "format"
 cargo fmt --check
@@ -39,3 +52,4 @@ cargo test --profile web-release --target wasm32-unknown-unknown -p posgeo-web -
 step "end-to-end tests in headless Chromium (two files at a time)"
 POSGEO_BIN="$PWD/target/debug/posgeo" node --test --test-concurrency=2 tests/e2e/
 bash scripts/screenshot.sh
+summary
