@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use posgeo::tables::{format_of, read_table, safetensors_matrices};
+use posgeo::learned_tables::{format_of, read_table, safetensors_matrices};
 
 fuzz_target!(|data: &[u8]| {
     let _ = format_of(data, data.len());

@@ -42,7 +42,7 @@ mod layers {
         let mode = Mode::parse(&flag("--mode").unwrap_or("condition".into())).expect(USAGE);
         let model = Model::from_dir(dir).expect("model");
         let tok = std::fs::read(dir.join("tokenizer.json")).expect("read tokenizer.json");
-        let tok = posgeo::corpus::model::ModelTokenizer::from_bytes("tokenizer.json", &tok).expect("tokenizer");
+        let tok = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes("tokenizer.json", &tok).expect("tokenizer");
         let text = std::fs::read(corpus).expect("read corpus");
         let lines = posgeo::Corpus::read(&text, &posgeo::InputFormat::Text, false).expect("corpus").sequences;
         let cut = max_len.min(model.config.max_position_embeddings);
@@ -113,7 +113,8 @@ mod bench {
     use posgeo::counts::PositionalCounts;
     use posgeo::encodings::{self, EncodingKind};
     use posgeo::mds::{double_centre, Spectrum};
-    use posgeo::{metric, monotonicity, stress, Corpus, DistanceMatrix, InputFormat};
+    use posgeo::measures::{monotonicity, stress};
+    use posgeo::{metric, Corpus, DistanceMatrix, InputFormat};
     use std::time::Instant;
 
     fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -176,7 +177,11 @@ mod bench {
         }
         let (_, t_curve) = time(|| {
             let rmax = r_tau.clamp(1, 128);
-            posgeo::rank_curve::rank_sums(&spectrum.coordinates(rmax), d, &posgeo::rank_curve::rank_grid(rmax))
+            posgeo::measures::rank_curve::rank_sums(
+                &spectrum.coordinates(rmax),
+                d,
+                &posgeo::measures::rank_curve::rank_grid(rmax),
+            )
         });
         let (_, t_mono) = time(|| monotonicity::violation_rate(d));
         if verbose {
@@ -189,7 +194,8 @@ mod bench {
         if let Some(file) = file {
             let bytes = std::fs::read(&file).expect("read tokenizer");
             params.tokenizer = TokenizerKind::Model;
-            params.model = Some(posgeo::corpus::model::ModelTokenizer::from_bytes(&file, &bytes).expect("tokenizer"));
+            params.model =
+                Some(posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes(&file, &bytes).expect("tokenizer"));
         }
         params
     }

@@ -5,7 +5,7 @@ use crate::cli::AnalysisOptions;
 use crate::input::{self, progress_bar, InputArgs};
 use clap::Args;
 use posgeo::analysis::{analyze_table, AnalysisParams, EXAMPLE_SEQUENCES};
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::error::Frontend;
 use posgeo::report::Report;
 use std::io::Write;
@@ -139,7 +139,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), String> {
 
 /// The tables of `--learned` and `--tensor`: every tensor of one file, or one tensor per
 /// file, or each file's own pick.
-fn read_tables(files: &[String], tensors: &[String]) -> Result<Vec<(String, posgeo::tables::Table)>, String> {
+fn read_tables(files: &[String], tensors: &[String]) -> Result<Vec<(String, posgeo::learned_tables::Table)>, String> {
     let per_file: Vec<&[String]> = match (files.len(), tensors.len()) {
         (_, 0) => vec![&[]; files.len()],
         (1, _) => vec![tensors],
@@ -152,7 +152,7 @@ fn read_tables(files: &[String], tensors: &[String]) -> Result<Vec<(String, posg
     for (path, wanted) in files.iter().zip(per_file) {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let name = std::path::Path::new(path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
-        out.extend(posgeo::tables::read_named(&bytes, &name, wanted).map_err(|e| e.to_string())?);
+        out.extend(posgeo::learned_tables::read_named(&bytes, &name, wanted).map_err(|e| e.to_string())?);
     }
     Ok(out)
 }
@@ -165,16 +165,16 @@ const MINILM_TABLE: &[u8] = include_bytes!("../../../www/models/all-MiniLM-L6-v2
 fn with_preset(
     a: &AnalyzeArgs,
     mut params: AnalysisParams,
-) -> Result<(AnalysisParams, Vec<(String, posgeo::tables::Table)>), String> {
+) -> Result<(AnalysisParams, Vec<(String, posgeo::learned_tables::Table)>), String> {
     let learned = read_tables(&a.learned, &a.tensor)?;
     if a.preset.as_deref() != Some("paper") {
         return Ok((input::with_model_tokenizer(params, a.tokenizer_file.as_deref())?, learned));
     }
-    posgeo::preset::paper(&mut params);
+    posgeo::demos::preset::paper(&mut params);
     let params = match a.tokenizer_file.as_deref() {
         Some(file) => input::with_model_tokenizer(params, Some(file))?,
         None => {
-            let name = format!("{} tokenizer.json", posgeo::preset::MODEL_NAME);
+            let name = format!("{} tokenizer.json", posgeo::demos::preset::MODEL_NAME);
             let model = ModelTokenizer::from_bytes(&name, MINILM_TOKENIZER).map_err(|e| e.to_string())?;
             AnalysisParams { model: Some(model), ..params }
         }
@@ -182,8 +182,8 @@ fn with_preset(
     if !learned.is_empty() {
         return Ok((params, learned));
     }
-    let name = format!("{} position_embeddings", posgeo::preset::MODEL_NAME);
-    Ok((params, vec![(name, posgeo::tables::read_table(MINILM_TABLE, None).map_err(|e| e.to_string())?)]))
+    let name = format!("{} position_embeddings", posgeo::demos::preset::MODEL_NAME);
+    Ok((params, vec![(name, posgeo::learned_tables::read_table(MINILM_TABLE, None).map_err(|e| e.to_string())?)]))
 }
 
 /// The readable output: the corpus summary (the page's), then the stress table.

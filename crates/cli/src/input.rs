@@ -4,7 +4,7 @@
 
 use clap::Args;
 use posgeo::analysis::AnalysisParams;
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::corpus::{FileKind, ReadCounter, SequenceStream};
 use posgeo::counts::{count_stream, CountsTable, Streamed};

@@ -4,8 +4,8 @@
 //! given.
 
 use posgeo::analysis::Analysis;
+use posgeo::learned_tables::Table;
 use posgeo::model::Model;
-use posgeo::tables::Table;
 use std::path::Path;
 
 /// A model folder, loaded.

@@ -41,9 +41,9 @@ mod cli {
     use super::table_args;
     use clap::{ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
     use posgeo::analysis::AnalysisParams;
+    use posgeo::demos::synth::{generate, SynthParams};
     use posgeo::learn::LearnParams;
     use posgeo::options::{ANALYSIS, LEARN, SYNTH};
-    use posgeo::synth::{generate, SynthParams};
     use std::io::Write;
     use std::process::ExitCode;
 

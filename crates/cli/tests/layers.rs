@@ -118,7 +118,7 @@ fn check_hidden(model_dir: &Path, corpus: &str, sequences: usize) {
     let theirs = reference(model_dir, corpus, &["--dump-hidden", &sequences.to_string()]);
     let model = posgeo::model::Model::from_dir(model_dir).unwrap();
     let bytes = std::fs::read(model_dir.join("tokenizer.json")).unwrap();
-    let tokenizer = posgeo::corpus::model::ModelTokenizer::from_bytes("tokenizer.json", &bytes).unwrap();
+    let tokenizer = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes("tokenizer.json", &bytes).unwrap();
     let text = std::fs::read_to_string(corpus).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).take(sequences).collect();
     // All the sequences in one batch, padded under the mask: the real tokens' states are the
@@ -161,7 +161,8 @@ fn hidden_states_agree_with_the_reference() {
 fn the_shipped_position_table_is_the_models() {
     let dir = minilm();
     let shipped =
-        posgeo::tables::read_table(&std::fs::read(dir.join("position_embeddings.npy.gz")).unwrap(), None).unwrap();
+        posgeo::learned_tables::read_table(&std::fs::read(dir.join("position_embeddings.npy.gz")).unwrap(), None)
+            .unwrap();
     let (_, table) = posgeo::model::Model::from_dir(&dir).unwrap().position_table().unwrap();
     assert_eq!((shipped.len(), shipped[0].len()), (512, 384));
     assert_eq!(shipped, table);

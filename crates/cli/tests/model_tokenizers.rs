@@ -15,7 +15,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::{Tokenizer, TokenizerKind};
 use posgeo::corpus::{Corpus, InputFormat};
 use posgeo::counts::{CountParams, Mode, PositionalCounts};

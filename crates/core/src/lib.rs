@@ -25,28 +25,21 @@
 pub mod analysis;
 pub mod corpus;
 pub mod counts;
+pub mod demos;
 pub mod encodings;
 pub mod error;
 pub mod learn;
+pub mod learned_tables;
 pub mod limits;
 pub mod mds;
+pub mod measures;
 pub mod metric;
 pub mod model;
-pub mod monotonicity;
 pub mod options;
 pub mod par;
 pub mod points;
-pub mod preset;
-pub mod procrustes;
-pub mod rank_curve;
 pub mod report;
-pub mod sketch;
 pub mod smacof;
-pub mod stress;
-pub mod synth;
-pub mod tables;
-pub mod theorem;
-pub mod three_points;
 
 /// Fixtures the tests of this crate and of the crates above it share (feature `test-support`).
 #[cfg(any(test, feature = "test-support"))]
@@ -58,6 +51,6 @@ pub use corpus::{Corpus, InputFormat};
 pub use counts::PositionalCounts;
 pub use error::{PosgeoError, Result};
 pub use mds::Spectrum;
+pub use measures::stress::StressReport;
 pub use metric::{DistanceMatrix, Metric};
 pub use report::Report;
-pub use stress::StressReport;

@@ -119,7 +119,7 @@ pub fn check(what: &str, bytes: u64) -> Result<()> {
 /// Approximate peak bytes of the numeric stages for n positions and model dimension d, in
 /// n×n f64 matrices: D, the eigenvectors and D's prepared pairs and ranks stay resident (3);
 /// the eigen-step adds B and the solver's work (2); measuring one encoding adds its δ, its
-/// pairs, their sort and ranks (3) — no encoding keeps its δ (see [`crate::sketch`]) —, plus
+/// pairs, their sort and ranks (3) — no encoding keeps its δ (see [`crate::measures::sketch`]) —, plus
 /// the encodings' n×d tables. Natively the encodings are measured side by side, but the
 /// native budget is ten times the tab's.
 pub fn working_memory(n: usize, d: usize) -> u64 {

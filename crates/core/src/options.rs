@@ -355,12 +355,12 @@ impl Group {
     }
 }
 
+mod analysis;
 mod learn;
 mod synth;
-mod tables;
+pub use analysis::{markdown_table, ANALYSIS};
 pub use learn::{LEARN, SIGNALS};
 pub use synth::SYNTH;
-pub use tables::{markdown_table, ANALYSIS};
 
 #[cfg(test)]
 mod tests;

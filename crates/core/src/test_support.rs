@@ -47,9 +47,12 @@ pub const WORDPIECE: &str = r###"{"version":"1.0","truncation":{"max_length":3,"
 /// The report of a small synthetic corpus (200 sequences of 20 positions, d = 16): the charts'
 /// and the report's tests draw and read it.
 pub fn report() -> crate::report::Report {
-    let lines =
-        crate::synth::generate(&crate::synth::SynthParams { sequences: 200, positions: 20, ..Default::default() })
-            .expect("the synthetic corpus");
+    let lines = crate::demos::synth::generate(&crate::demos::synth::SynthParams {
+        sequences: 200,
+        positions: 20,
+        ..Default::default()
+    })
+    .expect("the synthetic corpus");
     let p = crate::analysis::AnalysisParams {
         encodings: crate::encodings::EncodingParams { d: 16, ..Default::default() },
         ..Default::default()

@@ -3,7 +3,7 @@
 //! Files that lie about themselves get a message naming their actual defect (issue 11):
 //! each test asserts on the message, not only on the failure.
 
-use posgeo::tables::read_table;
+use posgeo::learned_tables::read_table;
 use posgeo::{Corpus, InputFormat, PosgeoError};
 
 fn table_error(bytes: &[u8]) -> String {

@@ -101,9 +101,9 @@ pub fn stress<'py>(
         let p = Points::from_fn(n, cols, |i, k| values[i * cols + k]);
         (p.distances(), Some(p))
     };
-    let s = posgeo::stress::stress(&delta, &d).map_err(to_py)?;
+    let s = posgeo::measures::stress::stress(&delta, &d).map_err(to_py)?;
     let procrustes = match points {
-        Some(p) => Some(posgeo::procrustes::align(&procrustes_target(&d, pmds)?, &p).residual),
+        Some(p) => Some(posgeo::measures::procrustes::align(&procrustes_target(&d, pmds)?, &p).residual),
         None => None,
     };
     let out = PyDict::new(py);
@@ -122,14 +122,14 @@ fn procrustes_target(d: &DistanceMatrix, pmds: Option<PyReadonlyArray2<'_, f64>>
     let Some(x) = pmds else {
         let spectrum = Spectrum::of_distances(d).map_err(to_py)?;
         let k = spectrum.effective_rank(posgeo::AnalysisParams::default().tau).max(1);
-        return Ok(spectrum.coordinates(k.min(posgeo::procrustes::PROCRUSTES_DIMS)));
+        return Ok(spectrum.coordinates(k.min(posgeo::measures::procrustes::PROCRUSTES_DIMS)));
     };
     let [rows, cols] = [x.shape()[0], x.shape()[1]];
     if rows < n || cols == 0 {
         return Err(input(format!("pmds: {rows}×{cols} for D of {n} positions")));
     }
     let values = finite("pmds", &x)?;
-    let k = cols.min(posgeo::procrustes::PROCRUSTES_DIMS);
+    let k = cols.min(posgeo::measures::procrustes::PROCRUSTES_DIMS);
     Ok(Points::from_fn(n, k, |i, c| values[i * cols + c]))
 }
 

@@ -8,12 +8,12 @@ use super::report::{PyCounts, PyReport};
 use super::source::{count_source, Layout};
 use numpy::PyReadonlyArray2;
 use posgeo::analysis::{analyze_table, AnalysisParams, Progress, Stage, EXAMPLE_SEQUENCES};
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::counts::CountsTable;
+use posgeo::learned_tables::Table;
 use posgeo::model::Model;
 use posgeo::points::Points;
-use posgeo::tables::Table;
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -104,7 +104,7 @@ fn learned_tables(learned: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<Vec<(Str
         }
         let path: PathBuf = v.extract()?;
         let bytes = read_file(&path, "learned table")?;
-        let tables = posgeo::tables::read_named(&bytes, &file_name(&path), &[]).map_err(to_py)?;
+        let tables = posgeo::learned_tables::read_named(&bytes, &file_name(&path), &[]).map_err(to_py)?;
         match <[_; 1]>::try_from(tables) {
             Ok([(_, t)]) if !name.is_empty() => out.push((name, t)),
             Ok(one) => out.extend(one),

@@ -294,7 +294,7 @@ fn count_slice(spec: &str, file: Option<Blob>, tokenizer: &[u8]) -> Result<Strea
     if let Some(name) =
         job.tokenizer.as_ref().filter(|_| params.tokenizer == posgeo::corpus::tokenize::TokenizerKind::Model)
     {
-        params.model = Some(posgeo::corpus::model::ModelTokenizer::from_bytes(name, tokenizer)?);
+        params.model = Some(posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes(name, tokenizer)?);
     }
     let from = LineRange::<&[u8]>::read_from(job.start) as f64;
     let blob = file.slice_with_f64_and_f64(from, file.size()).map_err(|_| PosgeoError::option("slice", "slice"))?;

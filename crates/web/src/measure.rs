@@ -18,8 +18,8 @@
 use super::helpers::{cores, end_pooled, helpers, next_message, pooled, release};
 use posgeo::analysis::{measure_against, Compared, Geometry, Measure, Staged};
 use posgeo::encodings::Encoding;
+use posgeo::measures::stress::Target;
 use posgeo::points::Points;
-use posgeo::stress::Target;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -161,7 +161,7 @@ impl Meanwhile {
         let answer = reply.await.ok().and_then(|data| decode(&data, n, encodings.len()));
         release(workers, answer.is_some() && n < ONE_FROM_N);
         let Some(measures) = answer else { return Vec::new() };
-        let procrustes = posgeo::procrustes::Alignment::default();
+        let procrustes = posgeo::measures::procrustes::Alignment::default();
         let measured = encodings.into_iter().zip(measures);
         measured
             .map(|((name, encoding), (sketch, stress, _))| Compared {
@@ -233,7 +233,7 @@ fn job_of(data: &JsValue, head: &js_sys::Uint8Array) -> Result<(usize, Target, P
 fn decode(data: &JsValue, n: usize, count: usize) -> Option<Vec<Measure>> {
     let bytes = js_sys::Reflect::get(data, &"measured".into()).ok()?.dyn_into::<js_sys::Uint8Array>().ok()?;
     let answer: Answer = postcard::from_bytes(&bytes.to_vec()).ok()?;
-    let side = posgeo::sketch::side(n);
+    let side = posgeo::measures::sketch::side(n);
     (answer.len() == count && answer.iter().all(|(sketch, ..)| sketch.blocks.len() == side * side)).then_some(answer)
 }
 

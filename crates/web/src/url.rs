@@ -5,9 +5,9 @@
 //! from their declarations ([`posgeo::options`]).
 
 use posgeo::analysis::AnalysisParams;
+use posgeo::demos::synth::SynthParams;
 use posgeo::learn::LearnParams;
 use posgeo::options::{ANALYSIS, LEARN, SYNTH};
-use posgeo::synth::SynthParams;
 
 /// Which built-in corpus a link names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -346,7 +346,7 @@ fn the_helpers_tables_passed_and_appended_are_the_whole_texts_in_wasm() {
     // appended in file order, gives the table of the whole text — with a vocabulary large
     // enough for both ways of adding a position, and with a model tokenizer (its tokens
     // counted by id), against its tokens' texts counted as whitespace tokens.
-    use posgeo::corpus::model::ModelTokenizer;
+    use posgeo::corpus::hf_tokenizer::ModelTokenizer;
     use posgeo::corpus::tokenize::Tokenizer;
     use posgeo::counts::{count_table, CountsTable};
     let lines: Vec<String> = (0..3000u64)

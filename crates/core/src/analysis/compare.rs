@@ -7,10 +7,10 @@ use crate::analysis::AnalysisParams;
 use crate::encodings::{self, Encoding, EncodingKind};
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
+use crate::measures::sketch::Sketch;
+use crate::measures::stress;
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
-use crate::sketch::Sketch;
-use crate::stress;
 
 /// The report key of learned table k of `count`: `learned` alone, else `learned:<name>`.
 pub fn learned_key(name: &str, count: usize) -> String {
@@ -102,7 +102,7 @@ pub fn spectrum_free(n: usize, params: &encodings::EncodingParams) -> Result<Vec
 
 /// How many eigenvectors (those of λ_1 … λ_k) a run under `params` reads, given its
 /// effective and energy ranks (r_τ, r_E) and n: PMDS and SMACOF's start (d capped at r_τ,
-/// and their first [`crate::procrustes::PROCRUSTES_DIMS`] as the alignments' target), PMDS-R
+/// and their first [`crate::measures::procrustes::PROCRUSTES_DIMS`] as the alignments' target), PMDS-R
 /// (its rank), the rank curve (r ≤ min(r_τ, 128)) and the map's three PMDS coordinates.
 pub fn vectors_needed(params: &AnalysisParams, ranks: (usize, usize), n: usize) -> usize {
     let (pmds_dim, rank) = dims(params, ranks, n);
@@ -134,7 +134,7 @@ pub(super) fn build(
         None => stress::Target::new(distances)?,
     };
     let geometry = encodings::CorpusGeometry { distances, spectrum, pmds_dim, rank };
-    let target_x = spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
+    let target_x = spectrum.coordinates(pmds_dim.min(crate::measures::procrustes::PROCRUSTES_DIMS));
     let target = Targets { d: target, x: target_x, n };
     let total = EncodingKind::BUILT_IN.len() + learned.len();
     let mut compared: Vec<Slot> = Vec::with_capacity(total);
@@ -156,7 +156,7 @@ pub(super) fn build(
             // the PMDS target has other dimensions (d changed below 16).
             let mut c = c.clone();
             if c.procrustes.aligned.dim != target.x.dim {
-                c.procrustes = crate::procrustes::align(&target.x, &c.encoding.points);
+                c.procrustes = crate::measures::procrustes::align(&target.x, &c.encoding.points);
             }
             compared.push(Slot::Ready(Box::new(c)));
             continue;
@@ -234,7 +234,7 @@ pub(super) fn measure_all(
 
 /// What an analysis keeps of an encoding's measures: the charts' sketch of its δ, its stress
 /// against D and its Procrustes alignment.
-pub type Measure = (Sketch, stress::StressReport, crate::procrustes::Alignment);
+pub type Measure = (Sketch, stress::StressReport, crate::measures::procrustes::Alignment);
 
 /// Measures `encodings` against D and the PMDS coordinates `x` (both over the encodings'
 /// positions), sketching δ on the grid of the corpus's `n` positions — what the page's helper
@@ -264,6 +264,6 @@ struct Targets {
 fn measure(encoding: &Encoding, target: &Targets) -> Measure {
     let sketch = |delta: &DistanceMatrix, scale| Sketch::of(delta, target.d.upper(), target.n, scale);
     let (stress, sketch) = stress::stress_consuming(encoding.distances(), &target.d, sketch);
-    let procrustes = crate::procrustes::align(&target.x, &encoding.points);
+    let procrustes = crate::measures::procrustes::align(&target.x, &encoding.points);
     (sketch, stress, procrustes)
 }

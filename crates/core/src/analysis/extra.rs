@@ -46,7 +46,7 @@ pub fn add_extra(analysis: &mut Analysis, extra: Vec<(String, Points)>) -> Resul
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::synth::{generate, SynthParams};
+    use crate::demos::synth::{generate, SynthParams};
     use crate::{analyze, AnalysisParams, Corpus};
 
     #[test]

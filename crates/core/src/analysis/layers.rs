@@ -7,7 +7,7 @@
 //! shrink)**. They depend on the corpus geometry only, so live updates keep them.
 
 use super::{Analysis, AnalysisParams, Compared};
-use crate::corpus::model::ModelTokenizer;
+use crate::corpus::hf_tokenizer::ModelTokenizer;
 use crate::encodings::{Encoding, EncodingKind};
 use crate::error::{PosgeoError, Result};
 use crate::metric::DistanceMatrix;
@@ -100,7 +100,7 @@ pub fn plan<S: AsRef<str>>(
 pub(super) fn restricted(analysis: &Analysis, m: usize) -> (DistanceMatrix, Points) {
     let d = &analysis.distances;
     let pmds_dim = analysis.params.encodings.d.min(analysis.effective_rank).max(1);
-    let x = analysis.spectrum.coordinates(pmds_dim.min(crate::procrustes::PROCRUSTES_DIMS));
+    let x = analysis.spectrum.coordinates(pmds_dim.min(crate::measures::procrustes::PROCRUSTES_DIMS));
     if m == d.n() {
         return (d.clone(), x);
     }

@@ -13,8 +13,8 @@ use crate::counts::{CountParams, CountsTable, Mode, PositionalCounts};
 use crate::encodings::{Encoding, EncodingParams};
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
+use crate::measures::stress::StressReport;
 use crate::metric::{DistanceMatrix, Metric};
-use crate::stress::StressReport;
 use serde::{Deserialize, Serialize};
 
 /// Every option of an analysis, with docs/MATH.md §10's defaults.
@@ -32,7 +32,7 @@ pub struct AnalysisParams {
     /// The model tokenizer of `tokenizer = model` (a file: not part of a link or the JSON
     /// options; the report names it in `tokenizer_file`).
     #[serde(skip)]
-    pub model: Option<crate::corpus::model::ModelTokenizer>,
+    pub model: Option<crate::corpus::hf_tokenizer::ModelTokenizer>,
     /// `condition` (default) or `pad`.
     pub mode: Mode,
     /// Cap on positions (512).
@@ -169,7 +169,7 @@ impl Progress {
 }
 
 /// Learned position tables, each with its name (a tensor's or a file's).
-pub type LearnedTables = [(String, crate::tables::Table)];
+pub type LearnedTables = [(String, crate::learned_tables::Table)];
 
 mod compare;
 pub mod extra;
@@ -189,11 +189,11 @@ pub struct Compared {
     pub encoding: Encoding,
     /// What the charts draw of its distances δ (δ itself is not kept:
     /// `encoding.distances()` computes it again).
-    pub sketch: crate::sketch::Sketch,
+    pub sketch: crate::measures::sketch::Sketch,
     /// Its stress against D.
     pub stress: StressReport,
-    /// Its Procrustes alignment onto the PMDS coordinates ([`crate::procrustes`]).
-    pub procrustes: crate::procrustes::Alignment,
+    /// Its Procrustes alignment onto the PMDS coordinates ([`crate::measures::procrustes`]).
+    pub procrustes: crate::measures::procrustes::Alignment,
 }
 
 /// Every intermediate of one run.
@@ -221,10 +221,10 @@ pub struct Analysis {
     pub corpus_monotonicity: Option<f64>,
     /// Encodings in report order.
     pub compared: Vec<Compared>,
-    /// Stress of low-rank PMDS X_r at the ranks of [`crate::rank_curve::rank_grid`] up to
+    /// Stress of low-rank PMDS X_r at the ranks of [`crate::measures::rank_curve::rank_grid`] up to
     /// min(r_τ, 128) (geometry only: kept by
     /// [`Analysis::reencode`], which only updates the parameter counts r(n+d)).
-    pub rank_curve: Vec<crate::rank_curve::RankPoint>,
+    pub rank_curve: Vec<crate::measures::rank_curve::RankPoint>,
     /// The first [`EXAMPLE_SEQUENCES`] sequences as the counted tokens (at most
     /// [`EXAMPLE_TOKENS`] each), for showing what stands at each position.
     pub examples: Vec<Vec<String>>,
@@ -360,7 +360,7 @@ impl Analysis {
         let rank_curve = self
             .rank_curve
             .iter()
-            .map(|p| crate::rank_curve::RankPoint {
+            .map(|p| crate::measures::rank_curve::RankPoint {
                 parameters: (p.rank * (n + params.encodings.d)) as u64,
                 ..p.clone()
             })

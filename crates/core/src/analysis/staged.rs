@@ -12,9 +12,9 @@ use crate::counts::{CountsTable, PositionalCounts};
 use crate::encodings::Encoding;
 use crate::error::{PosgeoError, Result};
 use crate::mds::Spectrum;
+use crate::measures::stress::Target;
 use crate::metric::{self, DistanceMatrix};
 use crate::points::Points;
-use crate::stress::Target;
 
 /// An analysis whose encodings are built but not yet measured.
 pub struct Staged {
@@ -208,7 +208,7 @@ impl Staged {
 
     /// The same targets with D prepared as the measures read it (the arguments of
     /// [`super::measure_against`]: D's pairs and ranks, about 3/4 of D's size).
-    pub fn prepared_targets(&self) -> (&crate::stress::Target, &Points) {
+    pub fn prepared_targets(&self) -> (&crate::measures::stress::Target, &Points) {
         (self.built.target_d(), self.built.target_x())
     }
 
@@ -246,6 +246,6 @@ impl Staged {
 
 /// The monotonicity of D and the rank curve of low-rank PMDS (r ≤ min(r_τ, 128)).
 fn corpus_side(a: &mut Analysis) {
-    a.corpus_monotonicity = crate::monotonicity::violation_rate(&a.distances);
+    a.corpus_monotonicity = crate::measures::monotonicity::violation_rate(&a.distances);
     a.rank_curve = a.rank_curve(a.effective_rank.clamp(1, 128));
 }

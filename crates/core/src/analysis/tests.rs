@@ -1,7 +1,7 @@
 //! Live updates (`Analysis::reencode`) against full runs.
 
 use super::*;
-use crate::synth::{generate, SynthParams};
+use crate::demos::synth::{generate, SynthParams};
 
 /// Re-encoding the kept geometry gives exactly the numbers of a whole new run.
 #[test]

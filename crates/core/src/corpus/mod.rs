@@ -12,8 +12,8 @@
 
 mod csv;
 mod gzip;
+pub mod hf_tokenizer;
 mod json_numbers;
-pub mod model;
 pub mod tokenize;
 
 mod slice;

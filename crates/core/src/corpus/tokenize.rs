@@ -75,7 +75,7 @@ pub struct Tokenizer {
     /// Prefix every sequence with [`BOS`].
     pub bos: bool,
     /// The model tokenizer (`kind` = `Model`; without one, no tokens).
-    pub model: Option<super::model::ModelTokenizer>,
+    pub model: Option<super::hf_tokenizer::ModelTokenizer>,
     /// Model tokenizers: add the post-processor's special tokens.
     pub special_tokens: bool,
 }

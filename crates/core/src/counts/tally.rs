@@ -221,7 +221,7 @@ pub(super) fn count_sequences<S: AsRef<str> + Sync>(
 
 #[cfg(test)]
 mod tests {
-    use crate::corpus::model::ModelTokenizer;
+    use crate::corpus::hf_tokenizer::ModelTokenizer;
     use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
 
     /// A model tokenizer's tokens, counted by their ids ([`super::Reader::by_key`]), give the

@@ -24,8 +24,8 @@ pub mod train;
 
 use crate::analysis::Analysis;
 use crate::error::{PosgeoError, Result};
+use crate::measures::stress::Target;
 use crate::points::Points;
-use crate::stress::Target;
 use data::{Batch, Dataset};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -274,7 +274,7 @@ impl Context {
                 Points::from_fn(n, d, |i, k| t[i * d + k] as f64)
             }
         };
-        Ok(Some(crate::stress::stress_against(&points.distances(), &self.target).scaled_stress))
+        Ok(Some(crate::measures::stress::stress_against(&points.distances(), &self.target).scaled_stress))
     }
 }
 

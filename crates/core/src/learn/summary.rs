@@ -149,7 +149,7 @@ fn finding(signals: &[SignalSummary], per_seed: &[Vec<(f64, f64)>], seeds: usize
             return None;
         }
         let (loss, stress): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
-        crate::stress::spearman(&loss, &stress)
+        crate::measures::stress::spearman(&loss, &stress)
     };
     let overall = rho(&pairs);
     let by_seed: Vec<f64> = per_seed.iter().filter_map(|p| rho(p)).collect();

@@ -6,7 +6,7 @@ use super::net::{Net, Shape};
 use super::*;
 use crate::analysis::{analyze, AnalysisParams};
 use crate::corpus::Corpus;
-use crate::synth::{generate, SynthParams};
+use crate::demos::synth::{generate, SynthParams};
 
 /// A small synthetic corpus, its analysis and its whitespace tokens.
 fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
@@ -89,7 +89,7 @@ fn a_learned_tables_reported_stress_is_stress_on_the_table() {
     let table = run.table.clone().unwrap();
     let (n, d) = (analysis.counts.n, 8);
     let points = crate::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
-    let direct = crate::stress::stress(&points.distances(), &analysis.distances).unwrap();
+    let direct = crate::measures::stress::stress(&points.distances(), &analysis.distances).unwrap();
     let reported = run.records.last().unwrap().table.clone().unwrap();
     assert_eq!(reported.scaled_stress, direct.scaled_stress);
     assert_eq!(reported.spearman, direct.spearman);

@@ -3,7 +3,7 @@
 //!
 //! [`files`] reads a model — a Hugging Face folder (config.json; safetensors, sharded or not,
 //! or pytorch_model.bin; tokenizer.json or vocab.txt) or one GGUF file — into checked f32
-//! [`weights`]. [`forward`] runs Hugging Face's `BertModel`, [`decoder`] the Llama family's
+//! [`weights`]. [`bert`] runs Hugging Face's `BertModel`, [`decoder`] the Llama family's
 //! and GPT-2's passes under the causal mask, each keeping every hidden state; [`centroids`]
 //! turns the states of the first S sequences into one configuration per layer — the
 //! positional centroid `layer:ℓ` and the content-removed centroid `layer-residual:ℓ` — over
@@ -15,19 +15,19 @@
 //! the mask to the batch's longest; the per-position and per-token sums of the batches add,
 //! so the page spreads them over its helper workers and merges their [`LayerSums`].
 
+pub mod bert;
 pub mod centroids;
 pub mod config;
 pub mod decoder;
 pub mod files;
-pub mod forward;
 pub mod measures;
 pub mod random;
 pub mod weights;
 
+pub use bert::{Batch, Bert, HiddenStates};
 pub use centroids::{LayerSums, Plan};
 pub use config::BertConfig;
 pub use decoder::{Decoder, DecoderConfig};
-pub use forward::{Batch, Bert, HiddenStates};
 
 use crate::error::{PosgeoError, Result};
 use files::Layout;
@@ -44,7 +44,7 @@ pub type NamedBytes = (String, Vec<u8>);
 /// without reading the model ([`Model::from_bundle`] returns it too); `None` when the bundle
 /// holds none or cannot be read.
 pub fn bundle_tokenizer(bytes: &[u8]) -> Option<NamedBytes> {
-    tokenizer_among(&crate::tables::bundle_members(bytes).ok()?)
+    tokenizer_among(&crate::learned_tables::bundle_members(bytes).ok()?)
 }
 
 /// The tokenizer among a bundle's members (name, bytes): a tokenizer.json as it is.
@@ -95,7 +95,7 @@ pub struct Model {
     /// The tensor-name prefix found (`bert.`, `model.`, `transformer.` or none).
     pub prefix: String,
     /// The learned position-embedding table (BERT, GPT-2), named by its tensor, as read.
-    pub positions: Option<(String, crate::tables::Table)>,
+    pub positions: Option<(String, crate::learned_tables::Table)>,
     /// The tokenizer.json that came with the files (written from a GGUF's metadata or a
     /// vocab.txt when that is what they hold), with its name.
     pub tokenizer: Option<NamedBytes>,
@@ -160,7 +160,7 @@ fn check_memory(info: &ModelInfo, parameters: u64, file_bytes: u64) -> Result<()
     )
 }
 
-fn table_of(t: &weights::Tensor32) -> crate::tables::Table {
+fn table_of(t: &weights::Tensor32) -> crate::learned_tables::Table {
     let cols = t.shape.get(1).copied().unwrap_or(1).max(1);
     t.data.chunks(cols).map(|r| r.iter().map(|&v| f64::from(v)).collect()).collect()
 }
@@ -267,10 +267,10 @@ impl Model {
         Model::decoder(c, &file, &[""], bytes.len() as u64, tokenizer, "GGUF".into())
     }
 
-    /// Reads a model from a bundle of its files ([`crate::tables::bundle`]: the page's upload
+    /// Reads a model from a bundle of its files ([`crate::learned_tables::bundle`]: the page's upload
     /// of several files), found by name, with the tokenizer that came with them.
     pub fn from_bundle(bytes: &[u8]) -> Result<(Model, Option<NamedBytes>)> {
-        let members = crate::tables::bundle_members(bytes).map_err(|e| PosgeoError::BadModel(e.to_string()))?;
+        let members = crate::learned_tables::bundle_members(bytes).map_err(|e| PosgeoError::BadModel(e.to_string()))?;
         let model = Model::from_files(&members)?;
         let tokenizer = model.tokenizer.clone();
         Ok((model, tokenizer))
@@ -306,7 +306,7 @@ impl Model {
     }
 
     /// Its position table as a learned table, named by its tensor (BERT's and GPT-2's).
-    pub fn position_table(&self) -> Option<(String, crate::tables::Table)> {
+    pub fn position_table(&self) -> Option<(String, crate::learned_tables::Table)> {
         self.positions.clone()
     }
 

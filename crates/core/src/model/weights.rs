@@ -68,14 +68,15 @@ impl<'a> SafetensorsFiles<'a> {
     pub fn new(files: &[(String, &'a [u8])]) -> Result<SafetensorsFiles<'a>> {
         let mut out = Vec::with_capacity(files.len());
         for (name, bytes) in files {
-            let st = SafeTensors::deserialize(bytes).map_err(|e| {
-                match crate::tables::st::safetensors_error(e, bytes.len()) {
-                    PosgeoError::BadMatrix(m) | PosgeoError::BadModel(m) => {
-                        PosgeoError::BadModel(format!("{name}: {m}"))
+            let st =
+                SafeTensors::deserialize(bytes).map_err(|e| {
+                    match crate::learned_tables::st::safetensors_error(e, bytes.len()) {
+                        PosgeoError::BadMatrix(m) | PosgeoError::BadModel(m) => {
+                            PosgeoError::BadModel(format!("{name}: {m}"))
+                        }
+                        other => other,
                     }
-                    other => other,
-                }
-            })?;
+                })?;
             out.push((name.clone(), st));
         }
         Ok(SafetensorsFiles { files: out })

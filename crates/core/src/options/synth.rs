@@ -2,7 +2,7 @@
 //! module for what is derived.
 
 use super::{at_least, int, real, u, Affects, Domain, OptSpec, Value, POSITIVE};
-use crate::synth::SynthParams;
+use crate::demos::synth::SynthParams;
 
 type S = SynthParams;
 const SYN: Affects = Affects::Corpus;

@@ -2,8 +2,8 @@ use super::*;
 use crate::analysis::AnalysisParams;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::counts::Mode;
+use crate::demos::synth::SynthParams;
 use crate::metric::Metric;
-use crate::synth::SynthParams;
 
 fn texts<T>(table: &[OptSpec<T>], t: &T) -> Vec<String> {
     table.iter().map(|o| o.text(t)).collect()

@@ -25,7 +25,7 @@ pub struct EncodingReport {
     pub dim: usize,
     /// Parameters to learn or store.
     pub parameters: u64,
-    /// Procrustes residual ρ against the PMDS coordinates ([`crate::procrustes`]).
+    /// Procrustes residual ρ against the PMDS coordinates ([`crate::measures::procrustes`]).
     #[serde(default)]
     pub procrustes_residual: Option<f64>,
     /// SMACOF iterations used (`smacof` only; its stopping rule is in [`crate::smacof`]).
@@ -36,7 +36,7 @@ pub struct EncodingReport {
     pub stopped: Option<crate::smacof::SmacofStop>,
 }
 
-pub use crate::rank_curve::RankPoint;
+pub use crate::measures::rank_curve::RankPoint;
 
 /// The serialisable summary (the `--json` schema).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,7 +82,7 @@ pub struct Report {
     /// Encoding names in display order.
     pub encoding_order: Vec<String>,
     /// Stress of X_r at every r ≤ 64, then on a geometric grid up to min(r_τ, 128)
-    /// ([`crate::rank_curve::rank_grid`]).
+    /// ([`crate::measures::rank_curve::rank_grid`]).
     pub rank_curve: Vec<RankPoint>,
     /// The five most frequent tokens per position.
     pub top_tokens: Vec<Vec<(String, u64)>>,
@@ -99,14 +99,14 @@ pub struct Report {
 }
 
 impl Analysis {
-    /// Raw and scaled stress of X_r at the ranks of [`crate::rank_curve::rank_grid`] up to
-    /// `max_rank` ([`crate::rank_curve`]).
+    /// Raw and scaled stress of X_r at the ranks of [`crate::measures::rank_curve::rank_grid`] up to
+    /// `max_rank` ([`crate::measures::rank_curve`]).
     pub fn rank_curve(&self, max_rank: usize) -> Vec<RankPoint> {
         let n = self.counts.n;
         let x = self.spectrum.coordinates(max_rank.min(n));
         let tt: f64 = self.distances.upper().iter().map(|v| v * v).sum();
-        let ranks = crate::rank_curve::rank_grid(x.dim);
-        let sums = crate::rank_curve::rank_sums(&x, &self.distances, &ranks);
+        let ranks = crate::measures::rank_curve::rank_grid(x.dim);
+        let sums = crate::measures::rank_curve::rank_sums(&x, &self.distances, &ranks);
         ranks
             .iter()
             .enumerate()

@@ -30,7 +30,7 @@ pub enum Effect {
     FetchShipped(Slot),
     /// Fetch a shipped model's files into [`Slot::Model`], with `#model-progress`; then
     /// [`Msg::FileLoaded`] (or [`Msg::FileUnreadable`]).
-    FetchModel(posgeo::preset::ShippedModel),
+    FetchModel(posgeo::demos::preset::ShippedModel),
     /// Set one option control (by id) to a value.
     SetControl(&'static str, String),
     /// Check this corpus radio button.

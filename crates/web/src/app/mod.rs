@@ -47,9 +47,9 @@ pub enum Slot {
 impl Slot {
     /// The shipped file of this slot (all-MiniLM-L6-v2's), as a URL relative to the page,
     /// with the name the page shows; the corpus has none, and the whole models are
-    /// [`posgeo::preset::ShippedModel`]s.
+    /// [`posgeo::demos::preset::ShippedModel`]s.
     pub fn shipped(self) -> Option<(String, String)> {
-        use posgeo::preset::{MODEL_DIR, MODEL_NAME, TABLE_FILE, TOKENIZER_FILE};
+        use posgeo::demos::preset::{MODEL_DIR, MODEL_NAME, TABLE_FILE, TOKENIZER_FILE};
         let file = match self {
             Slot::Corpus | Slot::Model => return None,
             Slot::Learned => TABLE_FILE,
@@ -198,7 +198,7 @@ pub enum Msg {
     /// A "shipped" button: load all-MiniLM-L6-v2's file into this slot.
     UseShipped(Slot),
     /// A shipped model's button: fetch its files into [`Slot::Model`].
-    UseShippedModel(posgeo::preset::ShippedModel),
+    UseShippedModel(posgeo::demos::preset::ShippedModel),
     /// The paper's setting: the form with the preset applied, the shipped tokenizer and
     /// table loaded, then a run.
     Preset { form: Form, at: f64 },
@@ -235,7 +235,7 @@ pub enum Msg {
     /// The Theorem 1 sentence was edited.
     DemoText(String),
     /// The Theorem 1 signal was picked.
-    DemoSignal(posgeo::theorem::Signal),
+    DemoSignal(posgeo::demos::theorem::Signal),
     /// A Theorem 1 reordering button.
     DemoReorder(theorem::Reorder),
     /// The location hash changed (or the page opened with one): `Some(step)` opens the

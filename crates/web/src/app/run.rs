@@ -244,7 +244,7 @@ pub(super) fn worker_died(m: &mut Model, message: &str) -> Vec<Effect> {
 /// both have arrived.
 pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     let Ok(mut st) = form.page_state() else { return run(m, form, at) };
-    posgeo::preset::paper(&mut st.params);
+    posgeo::demos::preset::paper(&mut st.params);
     for o in posgeo::options::ANALYSIS {
         form.values.insert(o.control, o.text(&st.params));
     }
@@ -255,7 +255,7 @@ pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
     fx.extend(use_shipped(m, Slot::Tokenizer));
     fx.extend(use_shipped(m, Slot::Learned));
-    fx.extend(super::slots::use_shipped_model(m, posgeo::preset::ShippedModel::MiniLm));
+    fx.extend(super::slots::use_shipped_model(m, posgeo::demos::preset::ShippedModel::MiniLm));
     fx.extend(run(m, form, at));
     fx
 }
@@ -263,7 +263,7 @@ pub(super) fn preset(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
 /// pad ↔ condition, then a run.
 pub(super) fn flip_mode(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
     if let Ok(mut st) = form.page_state() {
-        st.params.mode = posgeo::preset::flipped(st.params.mode);
+        st.params.mode = posgeo::demos::preset::flipped(st.params.mode);
         for o in posgeo::options::ANALYSIS.iter().filter(|o| o.name == "mode") {
             form.values.insert(o.control, o.text(&st.params));
         }

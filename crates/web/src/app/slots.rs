@@ -3,7 +3,7 @@
 use super::run::{failed, run};
 use super::{Effect, FileSlot, Model, Slot, SourceKind, MAX_FILE_BYTES};
 use posgeo::corpus::tokenize::TokenizerKind;
-use posgeo::preset::ShippedModel;
+use posgeo::demos::preset::ShippedModel;
 
 pub(super) fn slot_mut(m: &mut Model, slot: Slot) -> &mut FileSlot {
     match slot {

@@ -1,11 +1,11 @@
 //! A shipped model ([`ShippedModel`]), fetched only when asked (its size is on its button):
 //! its files (about 91 MB for all-MiniLM-L6-v2's three, 98 MB for SmolLM2's one GGUF) read
 //! chunk by chunk with a progress bar (`#model-progress`), then joined into one bundle, as an
-//! upload of the same files would be ([`posgeo::tables::BUNDLE_MAGIC`]).
+//! upload of the same files would be ([`posgeo::learned_tables::BUNDLE_MAGIC`]).
 
 use super::runtime;
 use crate::app::{shipped_model_name, Msg, Slot};
-use posgeo::preset::ShippedModel;
+use posgeo::demos::preset::ShippedModel;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -69,7 +69,7 @@ pub fn fetch_model(which: ShippedModel) {
     wasm_bindgen_futures::spawn_local(async move {
         let slot = Slot::Model;
         let parts = js_sys::Array::new();
-        parts.push(&js_sys::Uint8Array::from(&posgeo::tables::BUNDLE_MAGIC[..]));
+        parts.push(&js_sys::Uint8Array::from(&posgeo::learned_tables::BUNDLE_MAGIC[..]));
         let mut before = 0.0;
         show_progress(Some(0.0));
         for &file in which.files() {

@@ -81,7 +81,7 @@ pub struct Elements {
     pub model_file: FileEls,
     pub model_clear: Element,
     /// The shipped models' buttons (`#model-minilm`, `#model-smollm2`).
-    pub model_shipped: Vec<(posgeo::preset::ShippedModel, Element)>,
+    pub model_shipped: Vec<(posgeo::demos::preset::ShippedModel, Element)>,
     pub model_progress: Element,
     pub preset: Element,
     pub flip_mode: Element,
@@ -214,8 +214,8 @@ impl Elements {
             model_file: FileEls { input: by_id(d, "model-input")?, info: by_id(d, "model-info")? },
             model_clear: by_id(d, "model-clear")?,
             model_shipped: vec![
-                (posgeo::preset::ShippedModel::MiniLm, by_id(d, "model-minilm")?),
-                (posgeo::preset::ShippedModel::SmolLm2, by_id(d, "model-smollm2")?),
+                (posgeo::demos::preset::ShippedModel::MiniLm, by_id(d, "model-minilm")?),
+                (posgeo::demos::preset::ShippedModel::SmolLm2, by_id(d, "model-smollm2")?),
             ],
             model_progress: by_id(d, "model-progress")?,
             preset: by_id(d, "preset-paper")?,

@@ -5,7 +5,7 @@ use super::elements::Elements;
 use super::{make, runtime};
 use crate::app::{Msg, Slot};
 use posgeo::corpus::{csv_headers, gunzip_head, is_gzip};
-use posgeo::tables::{format_of, header_matrices, pick_positional, TableFormat};
+use posgeo::learned_tables::{format_of, header_matrices, pick_positional, TableFormat};
 use web_sys::HtmlSelectElement;
 
 /// The column picker reads this much of the (decompressed) file.
@@ -20,12 +20,12 @@ pub fn choose(slot: Slot, file: web_sys::File) {
     runtime::dispatch(Msg::FileChosen { slot, name, size });
 }
 
-/// Several files chosen as learned tables: one bundle ([`posgeo::tables::BUNDLE_MAGIC`]) made
+/// Several files chosen as learned tables: one bundle ([`posgeo::learned_tables::BUNDLE_MAGIC`]) made
 /// of a small header per file and the files themselves (the browser joins them; nothing is
 /// read here). Each becomes its own row, `learned:<file>`, as `--learned` repeated does.
 pub fn choose_bundle(slot: Slot, files: Vec<web_sys::File>) {
     let parts = js_sys::Array::new();
-    parts.push(&js_sys::Uint8Array::from(&posgeo::tables::BUNDLE_MAGIC[..]));
+    parts.push(&js_sys::Uint8Array::from(&posgeo::learned_tables::BUNDLE_MAGIC[..]));
     let mut names = Vec::new();
     for f in files {
         let name = f.name();
@@ -167,12 +167,13 @@ fn fill_columns(els: &Elements, name: &str, arr: &js_sys::Uint8Array) {
 /// Fills the tensor picker from a safetensors header; says what the file is.
 fn fill_tensors(els: &Elements, arr: &js_sys::Uint8Array) -> String {
     let len = arr.length();
-    let magic = posgeo::tables::BUNDLE_MAGIC.len() as u32;
-    if arr.subarray(0, magic.min(len)).to_vec() == posgeo::tables::BUNDLE_MAGIC[..] {
+    let magic = posgeo::learned_tables::BUNDLE_MAGIC.len() as u32;
+    if arr.subarray(0, magic.min(len)).to_vec() == posgeo::learned_tables::BUNDLE_MAGIC[..] {
         els.learned_tensor.set_text_content(None);
         let bytes = arr.to_vec();
-        let names: Vec<String> =
-            posgeo::tables::bundle_members(&bytes).map(|m| m.into_iter().map(|(n, _)| n).collect()).unwrap_or_default();
+        let names: Vec<String> = posgeo::learned_tables::bundle_members(&bytes)
+            .map(|m| m.into_iter().map(|(n, _)| n).collect())
+            .unwrap_or_default();
         return format!("{} tables, each compared as learned:<file>", names.len());
     }
     let (matrices, what) = match format_of(&arr.subarray(0, 9.min(len)).to_vec(), len as usize) {

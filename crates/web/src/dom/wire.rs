@@ -108,7 +108,7 @@ fn wire_demo(demo: &super::elements::DemoEls) {
     on(target(&demo.text), "input", move |_: Event| dispatch(Msg::DemoText(text.value())));
     let signal = demo.signal.clone();
     on(target(&demo.signal), "change", move |_: Event| {
-        if let Some(s) = posgeo::theorem::Signal::parse(&signal.value()) {
+        if let Some(s) = posgeo::demos::theorem::Signal::parse(&signal.value()) {
             dispatch(Msg::DemoSignal(s));
         }
     });

@@ -12,7 +12,7 @@
 
 use super::{counting_tokenizer, Files, Request, Source, GENESIS};
 use posgeo::analysis::AnalysisParams;
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::corpus::{InputFormat, ReadCounter, SequenceStream};
 use posgeo::counts::{count_stream, looks_like_table, Streamed};
@@ -113,7 +113,7 @@ fn count_all(
         (Source::Bytes { format, lossy, .. }, Some(stream)) => (stream, format.clone(), *lossy),
         (Source::Bytes { format, lossy, .. }, None) => (Box::new(files.corpus), format.clone(), *lossy),
         (Source::Genesis, _) => (Box::new(GENESIS.as_bytes()), InputFormat::Text, false),
-        (Source::Synthetic(p), _) => (text(posgeo::synth::generate(p)?), InputFormat::Text, false),
+        (Source::Synthetic(p), _) => (text(posgeo::demos::synth::generate(p)?), InputFormat::Text, false),
     };
     let read = Arc::new(AtomicU64::new(0));
     let mut reader = ReadCounter { inner: reader, read: read.clone() };

@@ -16,10 +16,10 @@
 
 use posgeo::analysis::{AnalysisParams, Stage};
 use posgeo::corpus::{Corpus, InputFormat};
+use posgeo::demos::synth::{generate, SynthParams};
 use posgeo::error::{Frontend, PosgeoError, Result};
 use posgeo::points::Points;
 use posgeo::report::Report;
-use posgeo::synth::{generate, SynthParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -89,13 +89,13 @@ pub struct Request {
     pub reuse_geometry: bool,
 }
 
-/// An uploaded learned position table (text/CSV or safetensors, see [`posgeo::tables`]).
+/// An uploaded learned position table (text/CSV or safetensors, see [`posgeo::learned_tables`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LearnedTable {
     /// File name, for messages.
     pub name: String,
     /// The tensors to use, each its own table (`learned:<tensor>` when several; empty: the
-    /// one [`posgeo::tables::read_table`] picks).
+    /// one [`posgeo::learned_tables::read_table`] picks).
     #[serde(default)]
     pub tensors: Vec<String>,
 }
@@ -188,16 +188,16 @@ pub struct Heat {
     /// Blocks per side.
     pub side: usize,
     /// D.
-    #[serde(with = "posgeo::sketch::blanks_as_null")]
+    #[serde(with = "posgeo::measures::sketch::blanks_as_null")]
     pub corpus: Vec<f32>,
     /// a*·δ per encoding (a model's layer rows have blank blocks, NaN, past their n_L
     /// positions: `null` in the JSON).
-    #[serde(with = "posgeo::sketch::blanks_as_null::map")]
+    #[serde(with = "posgeo::measures::sketch::blanks_as_null::map")]
     pub encodings: BTreeMap<String, Vec<f32>>,
 }
 
 /// Blocks per side of [`Heat`].
-pub use posgeo::sketch::HEAT_BLOCKS;
+pub use posgeo::measures::sketch::HEAT_BLOCKS;
 
 /// The bulky numbers of a [`Payload`], moved out of its JSON (see the module docs). The
 /// matrix's key is the report's `metric` and the coordinates have `report.n` rows, so only
@@ -269,7 +269,7 @@ fn one() -> usize {
 }
 
 /// Pairs sampled for each Shepard diagram.
-pub use posgeo::sketch::SHEPARD_SAMPLES;
+pub use posgeo::measures::sketch::SHEPARD_SAMPLES;
 
 /// The corpus a request names.
 pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
@@ -319,7 +319,7 @@ mod session;
 pub use session::{counting_tokenizer, Begun, Layers, Pending, Session, Unbuilt};
 pub mod shipped;
 use payload::payload_of;
-pub use posgeo::sketch::block_means;
+pub use posgeo::measures::sketch::block_means;
 
 #[cfg(test)]
 mod tests;

@@ -1,10 +1,10 @@
 //! The payload the page draws, built from an analysis: the report, Shepard samples, the PMDS
 //! coordinates, block means for the geometry chart (the samples and blocks of each encoding
-//! are its [`posgeo::sketch::Sketch`]), the first sequences and the Procrustes overlay.
+//! are its [`posgeo::measures::sketch::Sketch`]), the first sequences and the Procrustes overlay.
 
 use super::{Heat, Payload};
 use posgeo::analysis::Analysis;
-use posgeo::sketch;
+use posgeo::measures::sketch;
 
 /// What the page draws, from an analysis.
 pub(super) fn payload_of(analysis: &Analysis) -> Payload {

@@ -3,11 +3,11 @@
 
 use super::{input, payload_of, Files, Payload, Request, Response};
 use posgeo::analysis::{geometry, Analysis, AnalysisParams, Geometry, Progress, Stage};
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::error::{PosgeoError, Result};
+use posgeo::learned_tables::Table;
 use posgeo::mds::Spectrum;
-use posgeo::tables::Table;
 
 /// What the worker keeps between requests: its last analysis and learned table, so that a
 /// request with [`Request::reuse_geometry`] only computes the encodings again.
@@ -168,7 +168,7 @@ pub fn bundle_tokenizer(bundle: &[u8]) -> Option<posgeo::model::NamedBytes> {
     if let Some(t) = posgeo::model::bundle_tokenizer(bundle) {
         return Some(t);
     }
-    let members = posgeo::tables::bundle_members(bundle).ok()?;
+    let members = posgeo::learned_tables::bundle_members(bundle).ok()?;
     let find = |name: &str| members.iter().find(|(n, _)| files::base(n) == name).map(|(_, b)| *b);
     if let Some((_, gguf)) = members.iter().find(|(n, _)| n.ends_with(".gguf")) {
         let file = files::gguf::GgufFile::new(gguf).ok()?;
@@ -200,7 +200,7 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
     params.validate()?;
     // Messages name the file ("learned encoding: t.csv: line 1: …").
     let table = match (&req.learned, &model) {
-        (Some(t), _) => posgeo::tables::read_named(files.learned, &t.name, &t.tensors)?,
+        (Some(t), _) => posgeo::learned_tables::read_named(files.learned, &t.name, &t.tensors)?,
         (None, Some((m, _))) => m.position_table().into_iter().collect(),
         (None, None) => Vec::new(),
     };

@@ -1,6 +1,6 @@
 use super::*;
 use posgeo::analysis::analyze;
-use posgeo::corpus::model::ModelTokenizer;
+use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::test_support::Trickle;
 

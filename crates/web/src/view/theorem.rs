@@ -1,7 +1,7 @@
 //! The Theorem 1 demonstration's state: a sentence, a positional signal and a permutation of
-//! its tokens; what the page shows is computed by `posgeo::theorem` (a seeded layer).
+//! its tokens; what the page shows is computed by `posgeo::demos::theorem` (a seeded layer).
 
-use posgeo::theorem::{check, Layer, Signal};
+use posgeo::demos::theorem::{check, Layer, Signal};
 
 /// Seed of the demonstration layer.
 pub const LAYER_SEED: u64 = 0;

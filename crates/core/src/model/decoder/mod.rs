@@ -20,7 +20,7 @@ pub mod config;
 
 pub use config::{DecoderConfig, Family};
 
-use super::forward::{Batch, HiddenStates};
+use super::bert::{Batch, HiddenStates};
 use super::weights::Weights;
 use crate::error::{PosgeoError, Result};
 use candle_core::{Device, Module, Tensor, D};
@@ -124,7 +124,7 @@ impl Decoder {
 
     /// h⁰ … h^L of a batch (module docs).
     pub fn hidden_states(&self, batch: &Batch) -> Result<HiddenStates> {
-        super::forward::check_batch(batch, self.config.max_position_embeddings, self.config.vocab_size)?;
+        super::bert::check_batch(batch, self.config.max_position_embeddings, self.config.vocab_size)?;
         self.run(batch).map_err(fail)
     }
 

@@ -8,8 +8,8 @@ use crate::url::PageState;
 use posgeo::learn::Signal;
 
 fn corpus_text() -> String {
-    let p = posgeo::synth::SynthParams { positions: 10, vocab: 30, sequences: 150, ..Default::default() };
-    posgeo::synth::generate(&p).unwrap().join("\n")
+    let p = posgeo::demos::synth::SynthParams { positions: 10, vocab: 30, sequences: 150, ..Default::default() };
+    posgeo::demos::synth::generate(&p).unwrap().join("\n")
 }
 
 /// The page with a pasted corpus and small options (nope, sinusoidal, learned; 4 steps).

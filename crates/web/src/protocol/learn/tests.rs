@@ -1,8 +1,8 @@
 use super::*;
 use posgeo::analysis::analyze_table;
 use posgeo::analysis::AnalysisParams;
+use posgeo::demos::synth::{generate, SynthParams};
 use posgeo::learn::{Record, Signal, TableMeasures};
-use posgeo::synth::{generate, SynthParams};
 
 /// `posgeo synth --positions 12 --vocab 40 --sequences 300`, as text.
 fn corpus() -> String {

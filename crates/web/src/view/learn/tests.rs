@@ -6,7 +6,7 @@ use posgeo::learn::{LearnParams, Signal};
 /// A small experiment trained for real: three signals, one of them a trainable table, two
 /// seeds.
 pub(crate) fn experiment() -> Experiment {
-    let synth = posgeo::synth::SynthParams { positions: 10, vocab: 30, sequences: 150, ..Default::default() };
+    let synth = posgeo::demos::synth::SynthParams { positions: 10, vocab: 30, sequences: 150, ..Default::default() };
     let corpus = Request {
         id: 1,
         source: Source::Synthetic(synth),

@@ -7,7 +7,7 @@
 //! the paper's Eq. 3; (4) double centring and the spectrum, Algorithm 1; (5) the PMDS map;
 //! (6) an encoding's δ beside D; (7) stress, Eq. 4, and the Shepard diagram; (8) low rank,
 //! r(n+d) parameters; (9) monotonicity; (10) what MDS does not optimise
-//! ([`posgeo::three_points`]) and SMACOF; (11) inside the model: stress across its layers
+//! ([`posgeo::demos::three_points`]) and SMACOF; (11) inside the model: stress across its layers
 //! (docs/MATH.md §14), when the run had one; (12) what the model does with position layer by
 //! layer, its positional share and effective dimension (`depth.rs`). Every number in a step's text comes from the
 //! payload; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
@@ -354,7 +354,7 @@ fn not_optimised(r: &Report) -> Vec<Block> {
          three points at mutual distance 1, placed on a line."
             .into(),
     )];
-    match posgeo::three_points::three_points() {
+    match posgeo::demos::three_points::three_points() {
         Ok(t) => {
             let pos = |v: &[f64]| v.iter().map(|x| format!("{x:+.3}")).collect::<Vec<_>>().join(", ");
             out.push(Block::Grid(

@@ -161,7 +161,7 @@ mod tests {
             let sums = rank_sums(&x, &target, &ranks);
             for (g, &r) in ranks.iter().enumerate() {
                 let xr = Points::from_fn(n, r, |i, k| x.row(i)[k]);
-                let s = crate::stress::stress(&xr.distances(), &target).expect("stress");
+                let s = crate::measures::stress::stress(&xr.distances(), &target).expect("stress");
                 let tt: f64 = target.upper().iter().map(|v| v * v).sum();
                 let a = sums.dt[g] / sums.dd[g];
                 assert!((sums.raw[g] / tt - s.raw_stress).abs() < 1e-12, "raw, r = {r}");

@@ -9,8 +9,8 @@ use super::{
 use crate::analysis::AnalysisParams;
 use crate::corpus::tokenize::TokenizerKind;
 use crate::counts::Mode;
+use crate::demos::synth::SynthParams;
 use crate::metric::Metric;
-use crate::synth::SynthParams;
 
 type A = AnalysisParams;
 use Affects::{Encodings as ENC, Geometry as GEO};

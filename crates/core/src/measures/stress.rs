@@ -11,11 +11,11 @@
 //!   monotonicity test), so that distances equal in exact arithmetic — RoPE's and the
 //!   sinusoids' depend only on |i − j| — tie whatever their last bits; `None` when either
 //!   side is constant.
-//! * The monotonicity violation rate of δ (see [`crate::monotonicity`]).
+//! * The monotonicity violation rate of δ (see [`crate::measures::monotonicity`]).
 
 use crate::error::{PosgeoError, Result};
+use crate::measures::monotonicity;
 use crate::metric::DistanceMatrix;
-use crate::monotonicity;
 use serde::{Deserialize, Serialize};
 
 /// How one encoding's distances compare with the corpus metric.

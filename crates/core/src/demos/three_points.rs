@@ -14,15 +14,15 @@
 //!   there exactly.
 //!
 //! Everything below is computed with the pipeline's own functions (double centring,
-//! [`crate::stress::stress`], [`crate::encodings::smacof`]), so the lecture's numbers are the
+//! [`crate::measures::stress::stress`], [`crate::encodings::smacof`]), so the lecture's numbers are the
 //! engine's, not typed in.
 
 use crate::error::Result;
 use crate::mds::double_centre;
+use crate::measures::stress::stress;
 use crate::metric::DistanceMatrix;
 use crate::points::Points;
 use crate::smacof::smacof;
-use crate::stress::stress;
 
 /// The example's numbers.
 #[derive(Debug, Clone, PartialEq)]

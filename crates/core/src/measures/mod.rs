@@ -1,0 +1,10 @@
+//! **The measures** every encoding gets against the corpus geometry (docs/MATH.md §6–§7):
+//! [`stress`] (the paper's Eq. 4, raw and scale-free, and the Shepard sketch's samples in
+//! [`sketch`]), [`monotonicity`] (sequence order), [`procrustes`] (alignment onto PMDS) and
+//! [`rank_curve`] (σ* of PMDS truncated to each rank).
+
+pub mod monotonicity;
+pub mod procrustes;
+pub mod rank_curve;
+pub mod sketch;
+pub mod stress;
