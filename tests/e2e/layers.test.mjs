@@ -69,8 +69,10 @@ test("the shipped model's layer rows equal the CLI's; the chart, its CSV and the
   assert.ok(ink > 50, `the centroid curve is drawn (${ink} wine pixels)`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-layers')]);
   const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
-  assert.equal(csv[0], 'layer,centroid_scaled_stress,residual_scaled_stress');
+  assert.equal(csv[0], 'layer,centroid_scaled_stress,residual_scaled_stress,positional_share,effective_dimension');
   assert.ok(Math.abs(Number(csv[4].split(',')[1]) - want.encodings['layer:3'].scaled_stress) < 1e-4);
+  const share = want.layers.measures[3].positional_share;
+  assert.ok(Math.abs(Number(csv[4].split(',')[3]) - share) < 1e-6 * Math.max(1, share), 'the CSV has the positional share');
   await page.screenshot({ path: path.join(ROOT, 'test-artifacts', 'inside-the-model.png'), fullPage: false });
   await page.evaluate(() => { location.hash = '#lecture/11'; });
   const step = await page.waitForSelector('[data-lecture-step="11"]', { state: 'visible' });

@@ -21,6 +21,9 @@ pub struct LayerCurves {
     pub references: Vec<(String, f64)>,
     /// Raw σ rather than σ*.
     pub raw: bool,
+    /// Each layer's positional share and effective dimension (docs/MATH.md §14b), when the
+    /// report has them.
+    pub measures: Vec<(f64, f64)>,
 }
 
 /// The encodings drawn as reference lines: the fixed ones and every learned table.
@@ -39,7 +42,8 @@ impl LayerCurves {
             (0..=layers.num_layers).map(|l| value(&posgeo::analysis::layers::layer_key(l, residual))).collect()
         };
         let references = r.encoding_order.iter().filter(|n| is_reference(n)).map(|n| (n.clone(), value(n))).collect();
-        Some(LayerCurves { centroid: curve(false), residual: curve(true), references, raw })
+        let measures = layers.measures.iter().map(|m| (m.positional_share, m.effective_dimension)).collect();
+        Some(LayerCurves { centroid: curve(false), residual: curve(true), references, raw, measures })
     }
 
     /// The layer whose centroid departs most from the corpus geometry (largest value), with it.
@@ -50,12 +54,16 @@ impl LayerCurves {
     /// The chart's data as CSV: one row per layer, then the reference lines.
     pub fn csv(&self) -> String {
         let what = if self.raw { "raw_stress" } else { "scaled_stress" };
-        let mut s = format!("layer,centroid_{what},residual_{what}\n");
+        let mut s = format!("layer,centroid_{what},residual_{what},positional_share,effective_dimension\n");
         for (l, (c, r)) in self.centroid.iter().zip(&self.residual).enumerate() {
-            s.push_str(&format!("{l},{c:?},{r:?}\n"));
+            let (share, dim) = match self.measures.get(l) {
+                Some((a, b)) => (format!("{a:?}"), format!("{b:?}")),
+                None => (String::new(), String::new()),
+            };
+            s.push_str(&format!("{l},{c:?},{r:?},{share},{dim}\n"));
         }
         for (name, v) in &self.references {
-            s.push_str(&format!("{name},{v:?},\n"));
+            s.push_str(&format!("{name},{v:?},,,\n"));
         }
         s
     }

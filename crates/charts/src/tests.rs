@@ -143,7 +143,14 @@ fn every_chart_and_the_table_take_an_encodings_colour_from_the_palette() {
         residual: vec![0.05, 0.1],
         references: vec![("sinusoidal".into(), 0.15), ("learned".into(), 0.3)],
         raw: false,
+        measures: vec![(0.25, 3.5), (0.5, 1.5)],
     };
+    let csv = curves.csv();
+    assert_eq!(
+        csv.lines().next(),
+        Some("layer,centroid_scaled_stress,residual_scaled_stress,positional_share,effective_dimension")
+    );
+    assert_eq!(csv.lines().nth(2), Some("1,0.2,0.1,0.5,1.5"), "{csv}");
     let (layers, _) = svg(|a| layer_stress(a, Some(&curves)));
     for name in ["layer:0", "layer-residual:0", "sinusoidal", "learned"] {
         assert!(layers.contains(&hex(color_of(name))), "layers chart: {name}");
