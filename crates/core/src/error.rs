@@ -110,3 +110,9 @@ impl PosgeoError {
         PosgeoError::InvalidOption { name, message: message.into() }
     }
 }
+
+/// A candle error's message without the backtrace candle appends when `RUST_BACKTRACE` is set
+/// (users see the message, never a backtrace).
+pub fn candle_message(e: &candle_core::Error) -> String {
+    e.to_string().lines().next().unwrap_or_default().to_string()
+}

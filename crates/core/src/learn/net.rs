@@ -17,7 +17,7 @@ use rand_distr::{Distribution, StandardNormal};
 
 /// candle's errors, in the user's terms.
 pub(super) fn fail(e: candle_core::Error) -> PosgeoError {
-    PosgeoError::Learn(format!("the model failed: {e}"))
+    PosgeoError::Learn(format!("the model failed: {}", crate::error::candle_message(&e)))
 }
 
 /// The model's sizes.

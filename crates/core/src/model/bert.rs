@@ -20,7 +20,7 @@ use candle_nn::{Embedding, LayerNorm, Linear};
 
 /// candle's errors, in the user's terms.
 fn fail(e: candle_core::Error) -> PosgeoError {
-    PosgeoError::BadModel(format!("the forward pass failed: {e}"))
+    PosgeoError::BadModel(format!("the forward pass failed: {}", crate::error::candle_message(&e)))
 }
 
 /// One encoder layer.

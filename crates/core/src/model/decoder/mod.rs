@@ -27,7 +27,7 @@ use candle_core::{Device, Module, Tensor, D};
 use candle_nn::{Embedding, LayerNorm, Linear, RmsNorm};
 
 fn fail(e: candle_core::Error) -> PosgeoError {
-    PosgeoError::BadModel(format!("the forward pass failed: {e}"))
+    PosgeoError::BadModel(format!("the forward pass failed: {}", crate::error::candle_message(&e)))
 }
 
 /// A block's norms: RMSNorm (Llama family) or LayerNorm (GPT-2).

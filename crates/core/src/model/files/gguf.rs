@@ -68,6 +68,53 @@ fn as_f64(v: &Value) -> Option<f64> {
     }
 }
 
+/// ggml's name of a tensor type id (llama.cpp's `ggml_type`).
+fn ggml_type_name(id: u32) -> &'static str {
+    const NAMES: [&str; 40] = [
+        "F32",
+        "F16",
+        "Q4_0",
+        "Q4_1",
+        "Q4_2 (removed)",
+        "Q4_3 (removed)",
+        "Q5_0",
+        "Q5_1",
+        "Q8_0",
+        "Q8_1",
+        "Q2_K",
+        "Q3_K",
+        "Q4_K",
+        "Q5_K",
+        "Q6_K",
+        "Q8_K",
+        "IQ2_XXS",
+        "IQ2_XS",
+        "IQ3_XXS",
+        "IQ1_S",
+        "IQ4_NL",
+        "IQ3_S",
+        "IQ2_S",
+        "IQ4_XS",
+        "I8",
+        "I16",
+        "I32",
+        "I64",
+        "F64",
+        "IQ1_M",
+        "BF16",
+        "Q4_0_4_4 (removed)",
+        "Q4_0_4_8 (removed)",
+        "Q4_0_8_8 (removed)",
+        "TQ1_0",
+        "TQ2_0",
+        "IQ4_NL_4_4 (removed)",
+        "IQ4_NL_4_8 (removed)",
+        "IQ4_NL_8_8 (removed)",
+        "MXFP4",
+    ];
+    NAMES.get(id as usize).copied().unwrap_or("unknown")
+}
+
 /// The bytes a tensor's data takes.
 fn byte_size(info: &TensorInfo) -> Option<u64> {
     let elems = info.shape.elem_count() as u64;
@@ -82,8 +129,14 @@ impl<'a> GgufFile<'a> {
             return Err(bad("not a GGUF file (it does not start with \"GGUF\")"));
         }
         let content = Content::read(&mut Cursor::new(bytes)).map_err(|e| {
-            let e = e.to_string();
-            if e.contains("fill whole buffer") || e.contains("remaining") {
+            // candle's message, without the backtrace it carries when RUST_BACKTRACE is set.
+            let e = e.to_string().lines().next().unwrap_or_default().to_string();
+            if let Some(id) = e.strip_prefix("unknown dtype for tensor ").and_then(|n| n.trim().parse::<u32>().ok()) {
+                bad(format!(
+                    "a tensor is stored as ggml type {id} ({}), which posgeo does not dequantize (it reads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1 and the K-quants Q2_K … Q8_K)",
+                    ggml_type_name(id)
+                ))
+            } else if e.contains("fill whole buffer") || e.contains("remaining") {
                 bad(format!("the header runs past the end of the file ({} bytes): it is truncated ({e})", bytes.len()))
             } else {
                 bad(format!("the header cannot be read: {e}"))
@@ -107,12 +160,14 @@ impl<'a> GgufFile<'a> {
 
     fn dequantize(&self, gguf_name: &str) -> Result<Vec<f32>> {
         let cpu = Device::Cpu;
+        // candle's message, without the backtrace it carries when RUST_BACKTRACE is set.
+        let first = |e: candle_core::Error| e.to_string().lines().next().unwrap_or_default().to_string();
         let q = self
             .content
             .tensor(&mut Cursor::new(self.bytes), gguf_name, &cpu)
-            .map_err(|e| bad(format!("{gguf_name}: {e}")))?;
+            .map_err(|e| bad(format!("{gguf_name}: {}", first(e))))?;
         let t = q.dequantize(&cpu).and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>());
-        t.map_err(|e| bad(format!("{gguf_name} cannot be dequantized: {e}")))
+        t.map_err(|e| bad(format!("{gguf_name} cannot be dequantized: {}", first(e))))
     }
 }
 
@@ -346,6 +401,39 @@ mod tests {
         }
         assert_ne!(gguf, hf);
         assert_eq!(unpermute(&gguf, rows, cols, heads), hf);
+    }
+
+    /// A GGUF file of one 32-value F32 tensor `t` (candle's writer), and where its type id is.
+    fn one_tensor() -> (Vec<u8>, usize) {
+        let q = candle_core::quantized::QTensor::quantize(
+            &candle_core::Tensor::zeros(32, candle_core::DType::F32, &Device::Cpu).expect("zeros"),
+            candle_core::quantized::GgmlDType::F32,
+        )
+        .expect("tensor");
+        let mut out = Cursor::new(Vec::new());
+        candle_core::quantized::gguf_file::write(&mut out, &[], &[("t", &q)]).expect("written");
+        let bytes = out.into_inner();
+        // Header (4 + 4 + 8 + 8), the name (8 + 1), the dimension count (4) and the one dimension
+        // (8): the type id follows.
+        (bytes, 4 + 4 + 8 + 8 + 9 + 4 + 8)
+    }
+
+    #[test]
+    fn an_unsupported_quantization_type_is_named() {
+        let (mut bytes, at) = one_tensor();
+        assert_eq!(&bytes[at..at + 4], &0u32.to_le_bytes(), "F32's id where the type is");
+        bytes[at..at + 4].copy_from_slice(&16u32.to_le_bytes());
+        let e = GgufFile::new(&bytes).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("ggml type 16 (IQ2_XXS)") && e.contains("does not dequantize"), "{e}");
+    }
+
+    #[test]
+    fn a_tensor_past_the_end_or_overlapping_another_is_named() {
+        let (bytes, _) = one_tensor();
+        let content = Content::read(&mut Cursor::new(&bytes)).expect("reads");
+        assert!(check_ranges(&content, bytes.len() as u64).is_ok());
+        let e = check_ranges(&content, bytes.len() as u64 - 8).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("tensor t") && e.contains("truncated or its metadata lies"), "{e}");
     }
 
     #[test]

@@ -119,8 +119,12 @@ impl<'a> PickleFile<'a> {
         zip.by_name(&pkl).map_err(bad)?.read_to_end(&mut program).map_err(bad)?;
         check_pickle(&program)?;
         let mut stack = Stack::empty();
-        stack.read_loop(&mut Cursor::new(&program)).map_err(|e| bad(format!("its pickle cannot be read: {e}")))?;
-        let root = stack.finalize().map_err(|e| bad(format!("its pickle cannot be read: {e}")))?;
+        stack
+            .read_loop(&mut Cursor::new(&program))
+            .map_err(|e| bad(format!("its pickle cannot be read: {}", crate::error::candle_message(&e))))?;
+        let root = stack
+            .finalize()
+            .map_err(|e| bad(format!("its pickle cannot be read: {}", crate::error::candle_message(&e))))?;
         let Object::Dict(items) = root else {
             return Err(bad("its pickle is not a dict of tensors (a state dict)"));
         };
@@ -131,7 +135,10 @@ impl<'a> PickleFile<'a> {
                 Object::Unicode(s) => s.clone(),
                 _ => continue,
             };
-            let Some(info) = value.into_tensor_info(key, &dir).map_err(|e| bad(format!("{name}: {e}")))? else {
+            let Some(info) = value
+                .into_tensor_info(key, &dir)
+                .map_err(|e| bad(format!("{name}: {}", crate::error::candle_message(&e))))?
+            else {
                 continue;
             };
             if !info.layout.is_contiguous() {
