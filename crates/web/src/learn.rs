@@ -4,11 +4,18 @@
 //! [`protocol::learn::run`] and posts each [`LearnResponse`] as `{ learn: Uint8Array }`
 //! (postcard, transferred). The training holds this worker until it ends; the page cancels
 //! it by terminating the worker.
+//!
+//! A training spread over several workers names each one's runs ([`LearnRequest::jobs`]):
+//! the worker answers `Trained` with them and keeps its context; the page then sends the
+//! first worker every worker's runs, `{ learn_summarise: Uint8Array }` (postcard of
+//! [`Summarise`]), and it answers `Done` with the experiment.
 
-use super::protocol::learn::{self as job, LearnRequest, LearnResponse};
+use super::protocol::learn::{self as job, LearnRequest, LearnResponse, Summarise};
 use super::protocol::Files;
 use super::worker::{bytes_of, BlobReader};
 use posgeo::error::Frontend;
+use posgeo::learn::Context;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
@@ -26,8 +33,39 @@ fn post(scope: &DedicatedWorkerGlobalScope, r: &LearnResponse) {
     }
 }
 
+thread_local! {
+    /// The context of this worker's part of a training, kept for the summary.
+    static KEPT: RefCell<Option<(u32, Context)>> = const { RefCell::new(None) };
+}
+
+/// Every worker's runs merged into the experiment, with the context this worker kept; false
+/// when the message is not a summary's.
+fn summarise(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    let Some(bytes) = js_sys::Reflect::get(data, &"learn_summarise".into())
+        .ok()
+        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+    else {
+        return false;
+    };
+    let answer = match Summarise::from_bytes(&bytes.to_vec()) {
+        Err(e) => LearnResponse::Error { id: 0, message: e.message_for(Frontend::Page) },
+        Ok(Summarise { id, runs }) => KEPT.with(|k| match k.borrow_mut().take() {
+            Some((kept, ctx)) if kept == id => match job::summarise(&ctx, runs) {
+                Ok(e) => LearnResponse::Done { id, experiment: Box::new(e) },
+                Err(e) => LearnResponse::Error { id, message: e.message_for(Frontend::Page) },
+            },
+            _ => LearnResponse::Error { id, message: "this worker has no training to summarise".into() },
+        }),
+    };
+    post(scope, &answer);
+    true
+}
+
 /// Runs a training request; false when the message is not one.
 pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    if summarise(scope, data) {
+        return true;
+    }
     let Some(json) = js_sys::Reflect::get(data, &"learn_request".into()).ok().and_then(|v| v.as_string()) else {
         return false;
     };
@@ -58,6 +96,13 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
         model: &model,
     };
     let id = req.id;
+    if !req.jobs.is_empty() {
+        match job::run_part(&req, files, &mut |r| post(scope, &r)) {
+            Ok(ctx) => KEPT.with(|k| *k.borrow_mut() = Some((id, ctx))),
+            Err(e) => post(scope, &LearnResponse::Error { id, message: e.message_for(Frontend::Page) }),
+        }
+        return true;
+    }
     let answer = match job::run(&req, files, &mut |r| post(scope, &r)) {
         Ok(e) => LearnResponse::Done { id, experiment: Box::new(e) },
         Err(e) => LearnResponse::Error { id, message: e.message_for(Frontend::Page) },

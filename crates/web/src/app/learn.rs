@@ -1,19 +1,23 @@
 //! The **Learn panel's logic** (docs/MATH.md §16): Train, its progress and results, cancel,
 //! errors and downloads, as messages to [`Learning`] answered with effects.
 //!
-//! A training runs in a Web Worker of its own, started fresh for each training and ended
-//! when it is done: cancelling (or a new Train) terminates it — the page's cancel mechanism —
-//! without touching the analysis worker, whose kept geometry the live parameters use. The
-//! last finished experiment stays on screen through cancels and errors; while a training
-//! runs, the charts follow its runs as they finish.
+//! A training runs in Web Workers of its own, started fresh for each training and ended
+//! when it is done: cancelling (or a new Train) terminates them — the page's cancel
+//! mechanism — without touching the analysis worker, whose kept geometry the live parameters
+//! use. With several (signal, seed) runs and several cores the runs are spread over up to
+//! [`MAX_WORKERS`] workers ([`shares`]: a signal per worker where possible); each prepares
+//! the same context and posts its runs as they learn, the page merges them, and once every
+//! worker is done the first one summarises them all ([`crate::protocol::learn::summarise`]) —
+//! the experiment one worker gives. The last finished experiment stays on screen through
+//! cancels and errors; while a training runs, the charts follow its runs as they learn.
 
 use super::run::{corpus, tokenizer_file};
 use super::slots::model_file;
 use super::{CorpusData, Effect, Form, Model, Status};
-use crate::protocol::learn::{LearnRequest, LearnResponse};
+use crate::protocol::learn::{LearnRequest, LearnResponse, Summarise};
 use crate::protocol::Request;
 pub use crate::view::learn::{LearnChart, LearnData, LearnExport};
-use posgeo::learn::{Experiment, Run};
+use posgeo::learn::{Experiment, LearnParams, Run, Signal};
 use std::rc::Rc;
 
 /// The panel's state.
@@ -25,9 +29,37 @@ pub struct Learning {
     pub live: Vec<Run>,
     running: Option<u32>,
     last_id: u32,
-    /// The job waiting for its worker to start.
-    queued: Option<LearnJob>,
+    /// The jobs waiting for their workers to start (worker k's is `queued[k]`).
+    queued: Vec<Option<LearnJob>>,
+    /// The training's workers: how far each is, and its runs once it is done.
+    parts: Vec<Part>,
     started: f64,
+}
+
+/// One worker's part of a training.
+#[derive(Debug, Default, Clone)]
+struct Part {
+    fraction: f64,
+    trained: Option<Vec<Run>>,
+}
+
+/// The most training workers a page starts.
+pub const MAX_WORKERS: usize = 4;
+
+/// The (signal, seed) runs of `p` spread over min(runs, `cores`, [`MAX_WORKERS`]) workers:
+/// whole signals (every seed) in turn when there are as many signals as workers, else runs
+/// in turn. Each list keeps `posgeo train`'s order.
+pub fn shares(p: &LearnParams, cores: usize) -> Vec<Vec<(Signal, u64)>> {
+    let seeds = p.seed_list();
+    let jobs: Vec<(Signal, u64)> = p.signals.iter().flat_map(|&s| seeds.iter().map(move |&k| (s, k))).collect();
+    let n = jobs.len().min(cores).clamp(1, MAX_WORKERS);
+    let mut out = vec![Vec::new(); n];
+    for (k, job) in jobs.into_iter().enumerate() {
+        let signal = p.signals.iter().position(|&s| s == job.0).unwrap_or(0);
+        out[if p.signals.len() >= n { signal % n } else { k % n }].push(job);
+    }
+    out.retain(|v| !v.is_empty());
+    out
 }
 
 /// A training for the worker, with what travels beside it.
@@ -46,14 +78,14 @@ pub struct LearnJob {
 /// What can happen to the panel.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LearnMsg {
-    /// Train pressed (`at`: the page clock, ms).
-    Train { form: Form, at: f64 },
+    /// Train pressed (`at`: the page clock, ms; `cores`: `navigator.hardwareConcurrency`).
+    Train { form: Form, at: f64, cores: usize },
     /// `#learn-cancel` pressed.
     Cancel,
-    /// The training worker is up.
-    WorkerReady,
-    /// A training worker's message.
-    Worker { response: LearnResponse, at: f64 },
+    /// Training worker k is up.
+    WorkerReady(usize),
+    /// Training worker k's message.
+    Worker { worker: usize, response: LearnResponse, at: f64 },
     /// The training worker died (a trap, out of memory).
     WorkerDied(String),
     /// A download button of the panel.
@@ -69,12 +101,15 @@ pub enum LearnEffect {
     Progress(f64),
     /// `#learn-cancel`.
     CancelEnabled(bool),
-    /// Terminate the training worker (if any) and start a fresh one; it says when it is up.
-    StartWorker,
-    /// Terminate the training worker.
-    StopWorker,
-    /// Send a training to the worker.
-    Post(Box<LearnJob>),
+    /// Terminate the training workers (if any) and start this many fresh ones; each says when
+    /// it is up.
+    StartWorkers(usize),
+    /// Terminate the training workers.
+    StopWorkers,
+    /// Send a training (or a part of one) to worker k.
+    Post(usize, Box<LearnJob>),
+    /// Send every worker's runs to worker k, which answers the experiment.
+    Summarise(usize, Box<Summarise>),
     /// The table, the finding and every chart.
     Render,
     /// Every chart (the runs so far).
@@ -108,12 +143,28 @@ impl Learning {
         self.running.is_some()
     }
 
-    /// Ends the training under way (its worker is terminated) and forgets its runs.
+    /// How many workers the training under way (or the last one) uses.
+    pub fn workers(&self) -> usize {
+        self.parts.len().max(1)
+    }
+
+    /// Ends the training under way (its workers are terminated) and forgets its runs.
     fn stop(&mut self) -> Vec<LearnEffect> {
         self.running = None;
-        self.queued = None;
+        self.queued.clear();
         self.live.clear();
-        vec![LearnEffect::CancelEnabled(false), LearnEffect::StopWorker]
+        vec![LearnEffect::CancelEnabled(false), LearnEffect::StopWorkers]
+    }
+
+    /// Runs posted by a worker: each replaces the one shown (a run posted again has more
+    /// records) or joins them.
+    fn merge(&mut self, runs: impl IntoIterator<Item = Run>) {
+        for run in runs {
+            match self.live.iter_mut().find(|r| (r.signal, r.seed) == (run.signal, run.seed)) {
+                Some(shown) => *shown = run,
+                None => self.live.push(run),
+            }
+        }
     }
 }
 
@@ -121,7 +172,7 @@ impl Learning {
 pub fn update(m: &mut Model, msg: LearnMsg) -> Vec<Effect> {
     let l = &mut m.learning;
     match msg {
-        LearnMsg::Train { form, at } => train(m, &form, at),
+        LearnMsg::Train { form, at, cores } => train(m, &form, at, cores),
         LearnMsg::Cancel => {
             let mut effects = vec![LearnEffect::CancelEnabled(false)];
             if l.running.is_some() {
@@ -135,8 +186,10 @@ pub fn update(m: &mut Model, msg: LearnMsg) -> Vec<Effect> {
             }
             fx(effects)
         }
-        LearnMsg::WorkerReady => fx(l.queued.take().map(|job| LearnEffect::Post(Box::new(job)))),
-        LearnMsg::Worker { response, at } => worker_said(l, response, at),
+        LearnMsg::WorkerReady(k) => {
+            fx(l.queued.get_mut(k).and_then(Option::take).map(|job| LearnEffect::Post(k, Box::new(job))))
+        }
+        LearnMsg::Worker { worker, response, at } => worker_said(l, worker, response, at),
         LearnMsg::WorkerDied(message) if l.running.is_some() => {
             let mut effects = l.stop();
             effects.extend([
@@ -148,14 +201,15 @@ pub fn update(m: &mut Model, msg: LearnMsg) -> Vec<Effect> {
             ]);
             fx(effects)
         }
-        LearnMsg::WorkerDied(_) => fx([LearnEffect::StopWorker]),
+        LearnMsg::WorkerDied(_) => fx([LearnEffect::StopWorkers]),
         LearnMsg::Export(e) => fx(l.results.is_some().then_some(LearnEffect::Download(e))),
     }
 }
 
 /// Train pressed: the form's corpus and analysis options (as Run would read them) and the
-/// panel's options go to a fresh training worker; a training under way is superseded.
-fn train(m: &mut Model, form: &Form, at: f64) -> Vec<Effect> {
+/// panel's options go to fresh training workers (their runs spread over them, [`shares`]);
+/// a training under way is superseded.
+fn train(m: &mut Model, form: &Form, at: f64, cores: usize) -> Vec<Effect> {
     let st = match form.page_state() {
         Ok(st) => st,
         Err(e) => return failed(&e),
@@ -178,45 +232,61 @@ fn train(m: &mut Model, form: &Form, at: f64) -> Vec<Effect> {
     l.started = at;
     let corpus_request =
         Request { id, source, params: st.params, learned: None, tokenizer, model, reuse_geometry: false };
-    let request = LearnRequest { id, corpus: corpus_request, learn };
+    let mut parts = shares(&learn, cores);
+    if parts.len() == 1 {
+        parts[0].clear(); // one worker trains every run and summarises them itself
+    }
+    let request = LearnRequest { id, corpus: corpus_request, learn, jobs: Vec::new() };
     let (tokenizer, model) = (request.corpus.tokenizer.is_some(), request.corpus.model.is_some());
-    l.queued = Some(LearnJob { request, corpus, tokenizer, model });
+    l.queued = parts
+        .iter()
+        .map(|jobs| {
+            let request = LearnRequest { jobs: jobs.clone(), ..request.clone() };
+            Some(LearnJob { request, corpus: corpus.clone(), tokenizer, model })
+        })
+        .collect();
+    l.parts = vec![Part::default(); parts.len()];
+    let started = match parts.len() {
+        1 => "training: starting its worker".to_string(),
+        k => format!("training: starting {k} workers"),
+    };
     let mut effects = fx([
-        LearnEffect::StartWorker,
+        LearnEffect::StartWorkers(parts.len()),
         LearnEffect::Progress(0.0),
         LearnEffect::CancelEnabled(true),
-        LearnEffect::Status(Status::Running, "training: starting its worker".into()),
+        LearnEffect::Status(Status::Running, started),
         LearnEffect::Draw,
     ]);
     effects.push(Effect::WriteUrl(m.link()));
     effects
 }
 
-fn worker_said(l: &mut Learning, response: LearnResponse, at: f64) -> Vec<Effect> {
+fn worker_said(l: &mut Learning, worker: usize, response: LearnResponse, at: f64) -> Vec<Effect> {
     let current = l.running;
     match response {
         LearnResponse::Progress { id, fraction, text, runs } if Some(id) == current => {
             let drawn = !runs.is_empty();
-            // A run posted again (with more records) replaces the one shown.
-            for run in runs {
-                match l.live.iter_mut().find(|r| (r.signal, r.seed) == (run.signal, run.seed)) {
-                    Some(shown) => *shown = run,
-                    None => l.live.push(run),
-                }
-            }
-            let mut effects = vec![
-                LearnEffect::Progress(fraction),
-                LearnEffect::Status(Status::Running, format!("training: {text}")),
-            ];
+            l.merge(runs);
+            let fraction = l.progress(worker, fraction);
+            let text = match l.parts.len() {
+                0 | 1 => format!("training: {text}"),
+                k => format!("training on {k} workers: {text}"),
+            };
+            let mut effects = vec![LearnEffect::Progress(fraction), LearnEffect::Status(Status::Running, text)];
             effects.extend(drawn.then_some(LearnEffect::Draw));
             fx(effects)
         }
+        LearnResponse::Trained { id, runs } if Some(id) == current => trained(l, worker, id, runs),
         LearnResponse::Done { id, experiment } if Some(id) == current => {
             let secs = (at - l.started) / 1000.0;
             let mut effects = l.stop();
             let p = &experiment.params;
             let runs = experiment.runs.len();
-            let text = format!("trained in {secs:.1} s: {runs} runs of {} steps (the finding is below)", p.steps);
+            let on = match l.workers() {
+                1 => String::new(),
+                k => format!(" on {k} workers"),
+            };
+            let text = format!("trained in {secs:.1} s{on}: {runs} runs of {} steps (the finding is below)", p.steps);
             l.results = Some(Rc::new(*experiment));
             effects.extend([LearnEffect::Progress(1.0), LearnEffect::Render, LearnEffect::Status(Status::Done, text)]);
             fx(effects)
@@ -229,6 +299,42 @@ fn worker_said(l: &mut Learning, response: LearnResponse, at: f64) -> Vec<Effect
         }
         _ => Vec::new(),
     }
+}
+
+impl Learning {
+    /// Worker k is `fraction` of its way: the share of the whole training done.
+    fn progress(&mut self, worker: usize, fraction: f64) -> f64 {
+        if let Some(p) = self.parts.get_mut(worker) {
+            p.fraction = fraction;
+        }
+        match self.parts.len() {
+            0 | 1 => fraction,
+            k => self.parts.iter().map(|p| p.fraction).sum::<f64>() / k as f64,
+        }
+    }
+}
+
+/// Worker k has trained its runs: kept; once every worker has, the first one is sent them
+/// all to summarise.
+fn trained(l: &mut Learning, worker: usize, id: u32, runs: Vec<Run>) -> Vec<Effect> {
+    l.merge(runs.iter().cloned());
+    if let Some(p) = l.parts.get_mut(worker) {
+        p.fraction = 1.0;
+        p.trained = Some(runs);
+    }
+    let done = l.parts.iter().filter(|p| p.trained.is_some()).count();
+    let k = l.parts.len();
+    if done < k {
+        let text = format!("training on {k} workers: {done} of {k} done");
+        return fx([LearnEffect::Progress(l.progress(worker, 1.0)), LearnEffect::Status(Status::Running, text)]);
+    }
+    let runs = l.parts.iter_mut().flat_map(|p| p.trained.take().unwrap_or_default()).collect();
+    let text = format!("training on {k} workers: every run is trained; the finding");
+    fx([
+        LearnEffect::Summarise(0, Box::new(Summarise { id, runs })),
+        LearnEffect::Status(Status::Running, text),
+        LearnEffect::Draw,
+    ])
 }
 
 #[cfg(test)]

@@ -103,9 +103,13 @@ pub fn perform(effect: LearnEffect) {
         LearnEffect::CancelEnabled(false) => {
             l.cancel.set_attribute("disabled", "").ok();
         }
-        LearnEffect::StartWorker => super::learn_bridge::start(),
-        LearnEffect::StopWorker => super::learn_bridge::stop(),
-        LearnEffect::Post(job) => super::learn_bridge::post(&job),
+        LearnEffect::StartWorkers(count) => {
+            l.status.set_attribute("data-workers", &count.to_string()).ok();
+            super::learn_bridge::start(count);
+        }
+        LearnEffect::StopWorkers => super::learn_bridge::stop(),
+        LearnEffect::Post(k, job) => super::learn_bridge::post(k, &job),
+        LearnEffect::Summarise(k, runs) => super::learn_bridge::summarise(k, &runs),
         LearnEffect::Render => {
             render(l);
             draw(l);
@@ -186,7 +190,8 @@ fn download(l: &LearnEls, export: LearnExport) {
 pub fn wire(l: &LearnEls) {
     let target = |e: &Element| -> EventTarget { e.clone().into() };
     on(&target(&l.run), "click", |_: Event| {
-        dispatch(LearnMsg::Train { form: super::controls::read_form(), at: now() });
+        let cores = super::learn_bridge::cores();
+        dispatch(LearnMsg::Train { form: super::controls::read_form(), at: now(), cores });
     });
     on(&target(&l.cancel), "click", |_: Event| dispatch(LearnMsg::Cancel));
     for (export, b) in &l.buttons {

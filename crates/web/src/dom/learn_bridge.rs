@@ -1,12 +1,12 @@
-//! The training worker (docs/MATH.md §16): a Web Worker of its own (the same script as the
+//! The training workers (docs/MATH.md §16): Web Workers of their own (the same script as the
 //! analysis worker), started fresh for each training and terminated when it ends or is
-//! cancelled, so that the analysis worker and its kept geometry are never touched. Its
-//! messages become [`LearnMsg`]s; those of a worker already ended are dropped.
+//! cancelled, so that the analysis worker and its kept geometry are never touched. Worker
+//! k's messages become [`LearnMsg`]s naming k; those of workers already ended are dropped.
 
 use super::{now, runtime};
 use crate::app::learn::{LearnJob, LearnMsg};
 use crate::app::{CorpusData, Msg};
-use crate::protocol::learn::LearnResponse;
+use crate::protocol::learn::{LearnResponse, Summarise};
 use crate::protocol::Response;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 thread_local! {
-    /// The current training worker's number: messages of an older one are ignored.
+    /// The current training workers' number: messages of older ones are ignored.
     static GENERATION: Cell<u32> = const { Cell::new(0) };
 }
 
@@ -22,28 +22,45 @@ fn dispatch(msg: LearnMsg) {
     runtime::dispatch(Msg::Learn(msg));
 }
 
-/// Terminates the training worker, if any.
+/// Terminates the training workers, if any.
 pub fn stop() {
     GENERATION.with(|g| g.set(g.get().wrapping_add(1)));
-    if let Some(Some(w)) = runtime::with(|rt| rt.learn_worker.take()) {
+    for w in runtime::with(|rt| std::mem::take(&mut rt.learn_workers)).unwrap_or_default() {
         w.terminate();
     }
 }
 
-/// Terminates the training worker (if any) and starts a fresh one; it says `Ready` when up.
-pub fn start() {
+/// The number of cores the browser reports (at least 1).
+pub fn cores() -> usize {
+    web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency()).max(1.0) as usize
+}
+
+/// Terminates the training workers (if any) and starts `count` fresh ones; each says
+/// `Ready` when up.
+pub fn start(count: usize) {
     stop();
     let generation = GENERATION.with(Cell::get);
+    for k in 0..count {
+        let Some(worker) = spawn(k, generation) else { return stop() };
+        runtime::with(|rt| rt.learn_workers.push(worker));
+    }
+}
+
+/// Starts training worker k of the current generation.
+fn spawn(k: usize, generation: u32) -> Option<Worker> {
     let current = move || GENERATION.with(Cell::get) == generation;
     let opts = WorkerOptions::new();
     opts.set_type(WorkerType::Module);
     let worker = match Worker::new_with_options("./worker_loader.js", &opts) {
         Ok(w) => w,
-        Err(e) => return dispatch(LearnMsg::WorkerDied(format!("cannot start the training worker: {e:?}"))),
+        Err(e) => {
+            dispatch(LearnMsg::WorkerDied(format!("cannot start a training worker: {e:?}")));
+            return None;
+        }
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         if current() {
-            received(&e.data());
+            received(k, &e.data());
         }
     });
     worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
@@ -56,18 +73,18 @@ pub fn start() {
     });
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
     onerror.forget();
-    runtime::with(|rt| rt.learn_worker = Some(worker));
+    Some(worker)
 }
 
-/// A message of the training worker: `Ready` (a JSON string, as every worker says it) or an
+/// A message of training worker k: `Ready` (a JSON string, as every worker says it) or an
 /// answer (`{ learn: Uint8Array }`).
-fn received(data: &JsValue) {
+fn received(worker: usize, data: &JsValue) {
     if let Some(json) = data.as_string() {
         match serde_json::from_str::<Response>(&json) {
-            Ok(Response::Ready) => dispatch(LearnMsg::WorkerReady),
+            Ok(Response::Ready) => dispatch(LearnMsg::WorkerReady(worker)),
             Ok(Response::Error { message, .. }) => {
                 let response = LearnResponse::Error { id: 0, message };
-                dispatch(LearnMsg::Worker { response, at: now() });
+                dispatch(LearnMsg::Worker { worker, response, at: now() });
             }
             _ => {}
         }
@@ -81,17 +98,40 @@ fn received(data: &JsValue) {
     // An answer that cannot be read ends the training with a message (id 0: the current one).
     let response = LearnResponse::from_bytes(&bytes.to_vec())
         .unwrap_or_else(|e| LearnResponse::Error { id: 0, message: e.message_for(posgeo::error::Frontend::Page) });
-    dispatch(LearnMsg::Worker { response, at: now() });
+    dispatch(LearnMsg::Worker { worker, response, at: now() });
 }
 
-/// Posts a training: `{ learn_request, bytes | file, tokenizer_bytes, model_bytes }`.
-pub fn post(job: &LearnJob) {
-    let Some((worker, file, tokenizer, model)) = runtime::with(|rt| {
-        (rt.learn_worker.clone(), rt.corpus.file.clone(), rt.tokenizer.bytes.clone(), rt.model_files.bytes.clone())
-    }) else {
+/// Training worker k, if it runs.
+fn worker(k: usize) -> Option<Worker> {
+    runtime::with(|rt| rt.learn_workers.get(k).cloned()).flatten()
+}
+
+/// Sends every worker's runs to worker k to summarise: `{ learn_summarise: Uint8Array }`.
+pub fn summarise(k: usize, s: &Summarise) {
+    let Some(worker) = worker(k) else { return };
+    let bytes = match s.to_bytes() {
+        Ok(b) => b,
+        Err(e) => {
+            let response = LearnResponse::Error { id: s.id, message: e.message_for(posgeo::error::Frontend::Page) };
+            return dispatch(LearnMsg::Worker { worker: k, response, at: now() });
+        }
+    };
+    let arr = js_sys::Uint8Array::from(&bytes[..]);
+    let msg = js_sys::Object::new();
+    if js_sys::Reflect::set(&msg, &"learn_summarise".into(), &arr).is_ok() {
+        worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
+    }
+}
+
+/// Posts a training (or worker k's part of one): `{ learn_request, bytes | file,
+/// tokenizer_bytes, model_bytes }`.
+pub fn post(k: usize, job: &LearnJob) {
+    let Some((file, tokenizer, model)) =
+        runtime::with(|rt| (rt.corpus.file.clone(), rt.tokenizer.bytes.clone(), rt.model_files.bytes.clone()))
+    else {
         return;
     };
-    let Some(worker) = worker else { return };
+    let Some(worker) = worker(k) else { return };
     let msg = js_sys::Object::new();
     let set = |key: &str, value: &JsValue| js_sys::Reflect::set(&msg, &key.into(), value).ok();
     let json = serde_json::to_string(&job.request).unwrap_or_default();

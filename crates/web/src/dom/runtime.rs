@@ -32,8 +32,8 @@ pub struct Runtime {
     pub model: Model,
     /// The worker, when one runs.
     pub worker: Option<Worker>,
-    /// The Learn panel's training worker, while a training runs.
-    pub learn_worker: Option<Worker>,
+    /// The Learn panel's training workers, while a training runs.
+    pub learn_workers: Vec<Worker>,
     /// The corpus upload.
     pub corpus: FileData,
     /// The learned table upload.
@@ -70,7 +70,7 @@ pub fn install(els: Elements) {
         controls,
         model: Model::default(),
         worker: None,
-        learn_worker: None,
+        learn_workers: Vec::new(),
         corpus: FileData::default(),
         learned: FileData::default(),
         tokenizer: FileData::default(),

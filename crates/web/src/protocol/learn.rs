@@ -18,7 +18,7 @@ use posgeo::corpus::{InputFormat, ReadCounter, SequenceStream};
 use posgeo::counts::{count_stream, looks_like_table, Streamed};
 use posgeo::error::{PosgeoError, Result};
 use posgeo::learn::train::Tick;
-use posgeo::learn::{self, Context, Experiment, LearnParams, Run};
+use posgeo::learn::{self, Context, Experiment, LearnParams, Run, Signal};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,6 +34,12 @@ pub struct LearnRequest {
     pub corpus: Request,
     /// The experiment's options.
     pub learn: LearnParams,
+    /// The (signal, seed) runs this worker trains, when the training is spread over several
+    /// workers (each prepares the same context, so each run is the one a single worker would
+    /// train); it answers [`LearnResponse::Trained`] and keeps its context for
+    /// [`summarise`]. Empty: every run, answered with [`LearnResponse::Done`].
+    #[serde(default)]
+    pub jobs: Vec<(Signal, u64)>,
 }
 
 /// Worker → page, for a training.
@@ -59,6 +65,14 @@ pub enum LearnResponse {
         /// The experiment.
         experiment: Box<Experiment>,
     },
+    /// A worker's share of the runs is trained ([`LearnRequest::jobs`]): its runs, in the
+    /// order asked.
+    Trained {
+        /// Training id.
+        id: u32,
+        /// The runs.
+        runs: Vec<Run>,
+    },
     /// A failed training: the message for the user.
     Error {
         /// Training id.
@@ -77,6 +91,28 @@ impl LearnResponse {
     /// Reads [`LearnResponse::to_bytes`].
     pub fn from_bytes(bytes: &[u8]) -> Result<LearnResponse> {
         postcard::from_bytes(bytes).map_err(|e| PosgeoError::Learn(format!("cannot read the worker's answer: {e}")))
+    }
+}
+
+/// Page → the first worker of a training spread over several: every worker's runs, to be
+/// summarised with the context it kept (`{ learn_summarise: Uint8Array }`, postcard).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summarise {
+    /// Training id.
+    pub id: u32,
+    /// Every worker's runs.
+    pub runs: Vec<Run>,
+}
+
+impl Summarise {
+    /// The postcard bytes that travel.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        postcard::to_allocvec(self).map_err(|e| PosgeoError::Learn(format!("cannot encode the runs: {e}")))
+    }
+
+    /// Reads [`Summarise::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<Summarise> {
+        postcard::from_bytes(bytes).map_err(|e| PosgeoError::Learn(format!("cannot read the runs: {e}")))
     }
 }
 
@@ -133,8 +169,34 @@ fn count_all(
     })
 }
 
+/// The runs of every worker merged (`runs`, any order): the experiment of the context `ctx`,
+/// with its runs in `posgeo train`'s order — what one worker training them all gives.
+pub fn summarise(ctx: &Context, mut runs: Vec<Run>) -> Result<Experiment> {
+    let order = learn::jobs(ctx);
+    let at = |r: &Run| order.iter().position(|&j| j == (r.signal, r.seed)).unwrap_or(usize::MAX);
+    runs.sort_by_key(at);
+    learn::summarise(ctx, runs)
+}
+
+/// A worker's part of a training spread over several ([`LearnRequest::jobs`]): the context
+/// prepared as one worker prepares it, then its runs; the context is returned for
+/// [`summarise`].
+pub fn run_part(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnResponse)) -> Result<Context> {
+    let ctx = context(req, files, post)?;
+    let runs = train_jobs(&ctx, &req.jobs, req.id, post);
+    post(LearnResponse::Trained { id: req.id, runs });
+    Ok(ctx)
+}
+
 /// Runs a training request to its experiment; `post` receives the progress messages.
 pub fn run(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnResponse)) -> Result<Experiment> {
+    let ctx = context(req, files, post)?;
+    let runs = train_jobs(&ctx, &learn::jobs(&ctx), req.id, post);
+    learn::summarise(&ctx, runs)
+}
+
+/// The corpus read and its training context prepared, as `posgeo train` prepares it.
+fn context(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnResponse)) -> Result<Context> {
     let id = req.id;
     let (params, learn_params) = checked(req, &files)?;
     let mut say = |fraction: f64, text: &str| {
@@ -149,17 +211,13 @@ pub fn run(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnRespo
         }
     })?;
     say(0.5 * PREPARE, "the corpus geometry (D and its spectrum)");
-    let ctx = learn::prepare(&streamed.table, &streamed.first, &params, &learn_params, &mut |_| true)?;
-    drop(streamed);
-    let runs = train_all(&ctx, id, post);
-    learn::summarise(&ctx, runs)
+    learn::prepare(&streamed.table, &streamed.first, &params, &learn_params, &mut |_| true)
 }
 
-/// Every (signal, seed) in `posgeo train`'s order, one after the other ([`learn::run_job`]);
-/// each run is posted after each of its records (the live curves) and once done.
-fn train_all(ctx: &Context, id: u32, post: &mut dyn FnMut(LearnResponse)) -> Vec<Run> {
+/// The (signal, seed) runs `jobs` in order, one after the other ([`learn::run_job`]); each run
+/// is posted after each of its records (the live curves) and once done.
+fn train_jobs(ctx: &Context, jobs: &[(Signal, u64)], id: u32, post: &mut dyn FnMut(LearnResponse)) -> Vec<Run> {
     let p = &ctx.params;
-    let jobs = learn::jobs(ctx);
     let total = (jobs.len() * p.steps).max(1) as f64;
     let at = |done: usize| PREPARE + (1.0 - PREPARE) * done as f64 / total;
     let mut runs = Vec::with_capacity(jobs.len());

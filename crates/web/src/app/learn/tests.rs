@@ -48,12 +48,12 @@ fn status(fx: &[LearnEffect]) -> Option<(Status, String)> {
 }
 
 fn train(m: &mut Model, at: f64) -> LearnJob {
-    let fx = learn(m, LearnMsg::Train { form: form(), at });
-    assert!(fx.contains(&LearnEffect::StartWorker) && fx.contains(&LearnEffect::CancelEnabled(true)), "{fx:?}");
+    let fx = learn(m, LearnMsg::Train { form: form(), at, cores: 1 });
+    assert!(fx.contains(&LearnEffect::StartWorkers(1)) && fx.contains(&LearnEffect::CancelEnabled(true)), "{fx:?}");
     assert_eq!(status(&fx).map(|s| s.0), Some(Status::Running));
-    let fx = learn(m, LearnMsg::WorkerReady);
+    let fx = learn(m, LearnMsg::WorkerReady(0));
     match &fx[..] {
-        [LearnEffect::Post(job)] => (**job).clone(),
+        [LearnEffect::Post(0, job)] => (**job).clone(),
         other => panic!("the job is posted once its worker is up: {other:?}"),
     }
 }
@@ -67,7 +67,7 @@ fn answer(m: &mut Model, job: &LearnJob) -> Vec<LearnEffect> {
     messages.push(LearnResponse::Done { id: job.request.id, experiment: Box::new(e) });
     let mut all = Vec::new();
     for (k, response) in messages.into_iter().enumerate() {
-        all.extend(learn(m, LearnMsg::Worker { response, at: 1000.0 + k as f64 }));
+        all.extend(learn(m, LearnMsg::Worker { worker: 0, response, at: 1000.0 + k as f64 }));
     }
     all
 }
@@ -85,7 +85,7 @@ fn train_posts_the_forms_corpus_shows_each_run_as_it_ends_then_the_results() {
     let fx = answer(&mut m, &job);
     let draws = fx.iter().filter(|e| **e == LearnEffect::Draw).count();
     assert!(draws > 3, "the charts follow each run as it learns ({draws} draws for 3 runs)");
-    assert!(fx.contains(&LearnEffect::Render) && fx.contains(&LearnEffect::StopWorker));
+    assert!(fx.contains(&LearnEffect::Render) && fx.contains(&LearnEffect::StopWorkers));
     let (state, text) = status(&fx).unwrap();
     assert_eq!(state, Status::Done);
     assert!(text.contains("trained in") && text.contains("3 runs of 4 steps"), "{text}");
@@ -104,7 +104,7 @@ fn cancel_keeps_the_last_results_and_a_late_answer_changes_nothing() {
     let kept = m.learning.results.clone();
     let second = train(&mut m, 5000.0);
     let fx = learn(&mut m, LearnMsg::Cancel);
-    assert!(fx.contains(&LearnEffect::StopWorker) && fx.contains(&LearnEffect::CancelEnabled(false)));
+    assert!(fx.contains(&LearnEffect::StopWorkers) && fx.contains(&LearnEffect::CancelEnabled(false)));
     assert_eq!(status(&fx), Some((Status::Idle, "cancelled — the last results are kept".into())));
     assert!(fx.contains(&LearnEffect::Draw), "the charts go back to the last results");
     assert_eq!(m.learning.results, kept);
@@ -130,7 +130,7 @@ fn a_run_posted_again_replaces_the_one_shown() {
     let id = job.request.id;
     for run in [partial, full.clone()] {
         let response = LearnResponse::Progress { id, fraction: 0.5, text: "training".into(), runs: vec![run] };
-        assert!(learn(&mut m, LearnMsg::Worker { response, at: 1.0 }).contains(&LearnEffect::Draw));
+        assert!(learn(&mut m, LearnMsg::Worker { worker: 0, response, at: 1.0 }).contains(&LearnEffect::Draw));
     }
     assert_eq!(m.learning.shown().runs, [full]);
 }
@@ -154,10 +154,13 @@ fn errors_and_a_dead_worker_keep_the_last_results() {
     answer(&mut m, &job);
     let kept = m.learning.results.clone();
     let id = train(&mut m, 0.0).request.id;
-    let fx = learn(&mut m, LearnMsg::Worker { response: LearnResponse::Error { id, message: "boom".into() }, at: 1.0 });
+    let fx = learn(
+        &mut m,
+        LearnMsg::Worker { worker: 0, response: LearnResponse::Error { id, message: "boom".into() }, at: 1.0 },
+    );
     let (state, text) = status(&fx).unwrap();
     assert!(state == Status::Error && text.contains("boom") && text.contains("last results are kept"), "{text}");
-    assert!(fx.contains(&LearnEffect::StopWorker));
+    assert!(fx.contains(&LearnEffect::StopWorkers));
     assert_eq!(m.learning.results, kept);
     train(&mut m, 0.0);
     let fx = learn(&mut m, LearnMsg::WorkerDied("unreachable".into()));
@@ -165,9 +168,9 @@ fn errors_and_a_dead_worker_keep_the_last_results() {
     assert!(status(&fx).unwrap().1.contains("unreachable"));
     assert_eq!(m.learning.results, kept);
     // With nothing running, a death or a stray error says nothing.
-    assert_eq!(learn(&mut m, LearnMsg::WorkerDied("late".into())), [LearnEffect::StopWorker]);
+    assert_eq!(learn(&mut m, LearnMsg::WorkerDied("late".into())), [LearnEffect::StopWorkers]);
     let stray = LearnResponse::Error { id: 0, message: "malformed".into() };
-    assert!(learn(&mut m, LearnMsg::Worker { response: stray, at: 2.0 }).is_empty());
+    assert!(learn(&mut m, LearnMsg::Worker { worker: 0, response: stray, at: 2.0 }).is_empty());
 }
 
 #[test]
@@ -182,14 +185,14 @@ fn bad_options_and_a_missing_corpus_are_messages_and_nothing_starts() {
     for (id, value, named) in cases {
         let mut f = form();
         f.values.insert(id, value.into());
-        let fx = learn(&mut m, LearnMsg::Train { form: f, at: 0.0 });
+        let fx = learn(&mut m, LearnMsg::Train { form: f, at: 0.0, cores: 1 });
         let (state, text) = status(&fx).unwrap();
         assert!(state == Status::Error && text.contains(named), "{id}: {text}");
-        assert!(!fx.contains(&LearnEffect::StartWorker));
+        assert!(!fx.contains(&LearnEffect::StartWorkers(1)));
     }
     let mut f = form();
     f.paste.clear();
-    let fx = learn(&mut m, LearnMsg::Train { form: f, at: 0.0 });
+    let fx = learn(&mut m, LearnMsg::Train { form: f, at: 0.0, cores: 1 });
     assert!(status(&fx).unwrap().1.contains("paste box is empty"));
     assert!(!m.learning.is_running());
 }
@@ -210,4 +213,134 @@ fn downloads_wait_for_results_and_a_run_keeps_the_learn_options_in_the_link() {
     let st = PageState::from_pairs([("learn_steps", "7")]);
     let Effect::ShowForm(shown, _) = &update(&mut m, Msg::Start(Box::new(st)))[0] else { panic!("the form first") };
     assert_eq!(shown.values["learn-steps"], "7");
+}
+
+#[test]
+fn runs_are_spread_a_signal_per_worker_where_possible() {
+    let names = |p: &[Vec<(Signal, u64)>]| -> Vec<Vec<String>> {
+        p.iter().map(|w| w.iter().map(|(s, k)| format!("{}/{k}", s.name())).collect()).collect()
+    };
+    let three = LearnParams {
+        signals: vec![Signal::Nope, Signal::Sinusoidal, Signal::Learned],
+        seeds: 2,
+        ..LearnParams::default()
+    };
+    assert_eq!(
+        names(&shares(&three, 2)),
+        [vec!["nope/1", "nope/2", "learned/1", "learned/2"], vec!["sinusoidal/1", "sinusoidal/2"]]
+    );
+    assert_eq!(shares(&three, 16).len(), 4, "six runs, at most four workers: runs in turn");
+    let single = LearnParams { seeds: 1, ..three.clone() };
+    assert_eq!(
+        names(&shares(&single, 16)),
+        [vec!["nope/1"], vec!["sinusoidal/1"], vec!["learned/1"]],
+        "a signal per worker"
+    );
+    assert_eq!(shares(&three, 1).len(), 1);
+    assert_eq!(shares(&three, 0).len(), 1, "no core reported: one worker");
+    let one = LearnParams { signals: vec![Signal::Learned], seeds: 3, ..LearnParams::default() };
+    assert_eq!(
+        names(&shares(&one, 8)),
+        [vec!["learned/1"], vec!["learned/2"], vec!["learned/3"]],
+        "fewer signals than workers: runs in turn"
+    );
+    let all = LearnParams { signals: Signal::ALL.to_vec(), seeds: 1, ..LearnParams::default() };
+    assert_eq!(shares(&all, 64).len(), MAX_WORKERS);
+    assert_eq!(shares(&all, 64).concat().len(), Signal::ALL.len(), "every run once");
+}
+
+/// Train on `cores` cores: each worker's job, in worker order (posted as each says it is up).
+fn train_on(m: &mut Model, cores: usize) -> Vec<LearnJob> {
+    let fx = learn(m, LearnMsg::Train { form: form(), at: 0.0, cores });
+    let Some(&LearnEffect::StartWorkers(count)) = fx.iter().find(|e| matches!(e, LearnEffect::StartWorkers(_))) else {
+        panic!("{fx:?}")
+    };
+    // The workers come up in any order.
+    let mut jobs: Vec<Option<LearnJob>> = vec![None; count];
+    for k in (0..count).rev() {
+        match &learn(m, LearnMsg::WorkerReady(k))[..] {
+            [LearnEffect::Post(at, job)] if *at == k => jobs[k] = Some((**job).clone()),
+            other => panic!("worker {k}'s part is posted once it is up: {other:?}"),
+        }
+    }
+    jobs.into_iter().flatten().collect()
+}
+
+/// Worker k's part run for real: its messages, and the context it keeps.
+fn part(job: &LearnJob) -> (Vec<LearnResponse>, posgeo::learn::Context) {
+    let CorpusData::Text(text) = &job.corpus else { panic!("the pasted text travels") };
+    let mut messages = Vec::new();
+    let files = Files { corpus: text.as_bytes(), ..Files::default() };
+    let ctx = crate::protocol::learn::run_part(&job.request, files, &mut |r| messages.push(r)).unwrap();
+    (messages, ctx)
+}
+
+#[test]
+fn two_workers_runs_are_merged_and_summarised_once_all_are_done_as_one_worker_would() {
+    let mut one = started();
+    let job = train(&mut one, 0.0);
+    answer(&mut one, &job);
+    let alone = one.learning.results.clone().unwrap();
+
+    let mut m = started();
+    let jobs = train_on(&mut m, 2);
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[1].request.jobs, [(Signal::Sinusoidal, 1)]);
+    assert_eq!(jobs[0].request.jobs, [(Signal::Nope, 1), (Signal::Learned, 1)]);
+    let (first, ctx) = part(&jobs[0]);
+    let (second, _) = part(&jobs[1]);
+    // Worker 1 ends first; nothing is summarised until worker 0 has ended too.
+    let mut summarise = None;
+    for (k, r) in second.into_iter().map(|r| (1, r)).chain(first.into_iter().map(|r| (0, r))) {
+        let fx = learn(&mut m, LearnMsg::Worker { worker: k, response: r, at: 10.0 });
+        for e in fx {
+            if let LearnEffect::Summarise(to, s) = e {
+                assert!(summarise.is_none(), "summarised once");
+                summarise = Some((to, s));
+            }
+        }
+        if summarise.is_none() {
+            assert!(m.learning.is_running() && m.learning.results.is_none());
+        }
+    }
+    let (to, s) = summarise.expect("summarised once both workers are done");
+    assert_eq!(to, 0);
+    assert_eq!(s.runs.len(), 3, "every worker's runs");
+    assert_eq!(m.learning.shown().runs.len(), 3, "the charts show both workers' runs");
+    let experiment = crate::protocol::learn::summarise(&ctx, s.runs).unwrap();
+    let fx = learn(
+        &mut m,
+        LearnMsg::Worker {
+            worker: 0,
+            response: LearnResponse::Done { id: s.id, experiment: Box::new(experiment) },
+            at: 2000.0,
+        },
+    );
+    assert!(fx.contains(&LearnEffect::Render) && fx.contains(&LearnEffect::StopWorkers));
+    assert!(status(&fx).unwrap().1.contains("on 2 workers"), "{fx:?}");
+    assert_eq!(*m.learning.results.clone().unwrap(), *alone, "the experiment of one worker, bit for bit");
+}
+
+#[test]
+fn cancel_stops_every_worker_and_keeps_the_last_results() {
+    let mut m = started();
+    let job = train(&mut m, 0.0);
+    answer(&mut m, &job);
+    let kept = m.learning.results.clone().unwrap();
+    let jobs = train_on(&mut m, 4);
+    assert_eq!(jobs.len(), 3, "three signals, three workers");
+    let (messages, _) = part(&jobs[2]);
+    for r in messages {
+        learn(&mut m, LearnMsg::Worker { worker: 2, response: r, at: 1.0 });
+    }
+    let fx = learn(&mut m, LearnMsg::Cancel);
+    assert!(fx.contains(&LearnEffect::StopWorkers), "{fx:?}");
+    assert_eq!(status(&fx).map(|s| s.0), Some(Status::Idle));
+    assert!(Rc::ptr_eq(&m.learning.results.clone().unwrap(), &kept));
+    // A late part of the cancelled training changes nothing.
+    let (late, _) = part(&jobs[0]);
+    for r in late {
+        assert!(learn(&mut m, LearnMsg::Worker { worker: 0, response: r, at: 2.0 }).is_empty());
+    }
+    assert!(!m.learning.is_running() && m.learning.shown().runs == kept.runs);
 }

@@ -34,7 +34,7 @@ fn pasted(id: u32, learn: LearnParams) -> LearnRequest {
         model: None,
         reuse_geometry: false,
     };
-    LearnRequest { id, corpus, learn }
+    LearnRequest { id, corpus, learn, jobs: Vec::new() }
 }
 
 /// What `posgeo train` does (crates/cli/src/train.rs), step for step, on the same text.
@@ -173,4 +173,32 @@ fn answers_round_trip_bit_for_bit_with_nan_and_infinities() {
 
 fn run_small(files: Files<'_>) -> Experiment {
     run(&pasted(1, LearnParams { steps: 2, every: 1, ..small() }), files, &mut |_| {}).unwrap()
+}
+
+#[test]
+fn a_training_spread_over_workers_gives_one_workers_experiment() {
+    let text = corpus();
+    let whole = run(&pasted(2, small()), Files { corpus: text.as_bytes(), ..Files::default() }, &mut |_| {}).unwrap();
+    // Two workers: one signal for one, two for the other (a signal each where possible).
+    let parts = [vec![(Signal::Learned, 1)], vec![(Signal::Nope, 1), (Signal::Sinusoidal, 1)]];
+    let (mut runs, mut ctx) = (Vec::new(), None);
+    for jobs in parts {
+        let req = LearnRequest { jobs: jobs.clone(), ..pasted(2, small()) };
+        let mut trained = Vec::new();
+        let files = Files { corpus: text.as_bytes(), ..Files::default() };
+        ctx = Some(
+            run_part(&req, files, &mut |r| {
+                if let LearnResponse::Trained { id, runs } = r {
+                    assert_eq!(id, 2);
+                    trained = runs;
+                }
+            })
+            .unwrap(),
+        );
+        let order: Vec<_> = trained.iter().map(|r| (r.signal, r.seed)).collect();
+        assert_eq!(order, jobs, "a worker answers the runs it was asked, in order");
+        runs.extend(trained);
+    }
+    let merged = summarise(&ctx.unwrap(), runs).unwrap();
+    assert_eq!(merged, whole, "the same experiment, runs in posgeo train's order, bit for bit");
 }
