@@ -10,31 +10,17 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 fn smollm2() -> PathBuf {
     let f = Path::new(ROOT).join("www/models/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf");
     assert!(f.is_file(), "run `python3 scripts/smollm2.py` (scripts/setup.sh does)");
     f
-}
-
-fn corpus(name: &str) -> String {
-    Path::new(ROOT).join(name).to_string_lossy().into_owned()
-}
-
-fn python() -> Command {
-    let venv = Path::new(ROOT).join(".venv/bin/python");
-    Command::new(if venv.is_file() { venv.into_os_string() } else { "python3".into() })
-}
-
-fn json_of(cmd: &mut Command) -> Value {
-    let out = cmd.output().expect("command runs");
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
 fn posgeo(model: &Path, corpus: &str, args: &[&str]) -> Value {

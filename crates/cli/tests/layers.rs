@@ -7,11 +7,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
+mod common;
+use common::*;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 const TOL: f64 = 1e-4;
 
 fn minilm() -> PathBuf {
@@ -21,22 +23,6 @@ fn minilm() -> PathBuf {
         "run `python3 scripts/minilm.py --weights` (scripts/setup.sh does)"
     );
     dir
-}
-
-fn corpus(name: &str) -> String {
-    Path::new(ROOT).join(name).to_string_lossy().into_owned()
-}
-
-/// The test venv's Python (numpy, tokenizers), else the machine's.
-fn python() -> Command {
-    let venv = Path::new(ROOT).join(".venv/bin/python");
-    Command::new(if venv.is_file() { venv.into_os_string() } else { "python3".into() })
-}
-
-fn json_of(cmd: &mut Command) -> Value {
-    let out = cmd.output().expect("command runs");
-    assert!(out.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
 fn reference(model: &Path, corpus: &str, args: &[&str]) -> Value {

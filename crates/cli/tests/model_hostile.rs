@@ -5,15 +5,11 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-
-fn python() -> Command {
-    let venv = Path::new(ROOT).join(".venv/bin/python");
-    Command::new(if venv.is_file() { venv.into_os_string() } else { "python3".into() })
-}
 
 /// A fresh tiny model folder to spoil.
 fn tiny(tag: &str) -> PathBuf {
