@@ -7,13 +7,12 @@
 //! SharedArrayBuffer: the `File` is structured-cloned (no data copied) and each helper reads its
 //! range in slices. Any helper failure falls back to one worker, whose messages name the line.
 
+use super::helper_io::post_job;
+use super::protocol::helper::{Answer, CountPart, Job};
 use super::protocol::Request;
 use super::worker::BlobReader;
-use posgeo::analysis::AnalysisParams;
-use posgeo::corpus::{is_gzip, InputFormat, LineRange, SequenceStream};
-use posgeo::counts::{count_stream, looks_like_table, CountsTable, Streamed};
-use posgeo::error::{PosgeoError, Result};
-use serde::{Deserialize, Serialize};
+use posgeo::corpus::{is_gzip, InputFormat};
+use posgeo::counts::{looks_like_table, CountsTable, Streamed};
 use std::cell::RefCell;
 use std::io::Read;
 use wasm_bindgen::prelude::*;
@@ -24,20 +23,6 @@ use super::protocol::PARALLEL_FROM;
 /// At most this many helpers.
 pub const MAX_HELPERS: usize = 4;
 
-/// One helper's job.
-#[derive(Serialize, Deserialize)]
-struct SliceJob {
-    start: u64,
-    end: u64,
-    format: InputFormat,
-    lossy: bool,
-    params: AnalysisParams,
-    tokenizer: Option<String>,
-    /// The first sequences kept as text ([`crate::protocol::kept`]): the examples', or
-    /// a model's `layer_sequences` (docs/MATH.md §14).
-    keep: usize,
-}
-
 thread_local! {
     /// Helpers kept between jobs (started once: each loads the wasm module).
     static POOL: RefCell<Vec<Worker>> = const { RefCell::new(Vec::new()) };
@@ -46,6 +31,30 @@ thread_local! {
     /// How many times the pool was ended ([`end_pooled`]): helpers whose start began before
     /// the last time are ended too when they are ready, not pooled.
     static ENDED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// What went wrong in helpers during the current run (the worker did their jobs itself);
+    /// the page is told in the run's estimate ([`take_failures`]).
+    static FAILURES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes a helper's failure for the page (the worker then does the job itself).
+pub(super) fn failed(message: impl Into<String>) {
+    let message = message.into();
+    FAILURES.with(|f| {
+        let mut f = f.borrow_mut();
+        if !f.contains(&message) {
+            f.push(message);
+        }
+    });
+}
+
+/// The helper failures noted since the last call.
+pub(super) fn take_failures() -> Vec<String> {
+    FAILURES.with(|f| std::mem::take(&mut *f.borrow_mut()))
+}
+
+/// The helper failures noted so far in this run.
+pub(super) fn failures() -> Vec<String> {
+    FAILURES.with(|f| f.borrow().clone())
 }
 
 /// How many helpers a request's upload gets (0: one worker counts it).
@@ -54,6 +63,7 @@ pub fn helpers_for(req: &Request, file: &Blob) -> usize {
     if matches!(format, InputFormat::Csv { .. }) || file.size() < PARALLEL_FROM || req.reuse_geometry {
         return 0; // CSV fields may hold newlines; small files are not worth it
     }
+    // A file whose head cannot be read is left to one worker, whose read gives the message.
     let head = BlobReader::new(file.clone()).and_then(|mut r| {
         let mut h = Vec::new();
         (&mut r).take(1 << 16).read_to_end(&mut h).ok().map(|_| h)
@@ -68,12 +78,13 @@ pub fn helpers_for(req: &Request, file: &Blob) -> usize {
 pub(super) fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         let ok = resolve.clone();
+        // Calling a promise's own resolve function does not throw: its result is ignored.
         let on_msg = Closure::once_into_js(move |e: MessageEvent| {
-            ok.call1(&JsValue::NULL, &e.data()).ok();
+            let _ = ok.call1(&JsValue::NULL, &e.data());
         });
         let on_err = Closure::once_into_js(move |e: web_sys::ErrorEvent| {
             e.prevent_default();
-            resolve.call1(&JsValue::NULL, &JsValue::NULL).ok();
+            let _ = resolve.call1(&JsValue::NULL, &JsValue::NULL);
         });
         w.set_onmessage(Some(on_msg.unchecked_ref()));
         w.set_onerror(Some(on_err.unchecked_ref()));
@@ -85,7 +96,8 @@ pub(super) fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
 /// pool beyond `k` stay in it. Helpers being started ahead of need are waited for first.
 pub(super) async fn helpers(k: usize) -> Option<Vec<Worker>> {
     if let Some(warming) = WARMING.with(|w| w.borrow().clone()) {
-        wasm_bindgen_futures::JsFuture::from(warming).await.ok();
+        // Only awaited for its end: it resolves (never rejects) once the helpers are pooled.
+        let _ = wasm_bindgen_futures::JsFuture::from(warming).await;
     }
     let mut ready: Vec<Worker> = POOL.with(|p| {
         let mut pool = p.borrow_mut();
@@ -109,23 +121,35 @@ async fn started(k: usize) -> Option<Vec<Worker>> {
         return Some(Vec::new());
     }
     let href = js_sys::Reflect::get(&js_sys::global(), &"location".into())
-        .ok()
-        .and_then(|l| js_sys::Reflect::get(&l, &"href".into()).ok())
-        .and_then(|h| h.as_string())?;
+        .and_then(|l| js_sys::Reflect::get(&l, &"href".into()))
+        .map(|h| h.as_string());
+    let Ok(Some(href)) = href else {
+        failed("this worker has no address to start helper workers from");
+        return None;
+    };
     let mut new = Vec::with_capacity(k);
     for _ in 0..k {
         let opts = WorkerOptions::new();
         opts.set_type(WorkerType::Module);
-        let Ok(w) = Worker::new_with_options(&href, &opts) else { break };
-        let hello = next_message(&w);
-        new.push((w, hello));
+        match Worker::new_with_options(&href, &opts) {
+            Ok(w) => {
+                let hello = next_message(&w);
+                new.push((w, hello));
+            }
+            Err(e) => {
+                failed(format!("a helper worker could not start: {e:?}"));
+                break;
+            }
+        }
     }
     let mut ready = Vec::with_capacity(k);
     for (w, hello) in new {
-        if hello.await.ok().is_some_and(|v| !v.is_null()) {
-            ready.push(w);
-        } else {
-            w.terminate();
+        match hello.await {
+            Ok(v) if !v.is_null() => ready.push(w),
+            _ => {
+                failed("a helper worker stopped while starting");
+                w.terminate();
+            }
         }
     }
     if ready.len() < k {
@@ -138,7 +162,8 @@ async fn started(k: usize) -> Option<Vec<Worker>> {
 /// The page's `{ warm: true }` (a file for the helpers was chosen): [`warm`]. Returns false
 /// for any other message.
 pub fn serve_warm(data: &JsValue) -> bool {
-    let asked = js_sys::Reflect::get(data, &"warm".into()).ok().is_some_and(|v| v.is_truthy());
+    // A page's message without `warm` (a request) is not one: nothing to report.
+    let asked = js_sys::Reflect::get(data, &"warm".into()).is_ok_and(|v| v.is_truthy());
     if asked {
         warm();
     }
@@ -206,10 +231,11 @@ pub async fn count(
 ) -> Option<Streamed> {
     let workers = helpers(k).await?;
     let parts = run_parts(req, file, tokenizer, &workers, progress).await;
-    release(workers, parts.is_some());
+    release(workers, parts.is_ok());
+    let parts = parts.map_err(|e| failed(format!("counting in helpers: {e}"))).ok()?;
     let mut all = CountsTable::empty_text(req.params.max_len);
     let (mut first, keep) = (Vec::new(), super::protocol::kept(req));
-    for (table, f) in parts? {
+    for (table, f) in parts {
         first.extend(f.into_iter().take(keep.saturating_sub(first.len())));
         all.append(table);
     }
@@ -224,12 +250,14 @@ async fn run_parts(
     tokenizer: &[u8],
     workers: &[Worker],
     progress: &mut dyn FnMut(f64),
-) -> Option<Vec<(CountsTable, Vec<String>)>> {
-    let crate::protocol::Source::Bytes { format, lossy, .. } = &req.source else { return None };
+) -> Result<Vec<(CountsTable, Vec<String>)>, String> {
+    let crate::protocol::Source::Bytes { format, lossy, .. } = &req.source else {
+        return Err("only a file is counted by helpers".into());
+    };
     let (k, size) = (workers.len(), file.size() as u64);
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
-        let job = SliceJob {
+        let part = CountPart {
             start: size * i as u64 / k as u64,
             end: size * (i as u64 + 1) / k as u64,
             format: format.clone(),
@@ -238,76 +266,19 @@ async fn run_parts(
             tokenizer: req.tokenizer.clone(),
             keep: super::protocol::kept(req),
         };
-        let msg = js_sys::Object::new();
-        let set = |key: &str, v: &JsValue| js_sys::Reflect::set(&msg, &key.into(), v).ok();
-        set("slice", &JsValue::from_str(&serde_json::to_string(&job).ok()?));
-        set("file", file);
-        set("tokenizer_bytes", &js_sys::Uint8Array::from(tokenizer));
         replies.push(next_message(w));
-        w.post_message(&msg).ok()?;
+        post_job(w, &Job::Count { part, tokenizer: tokenizer.to_vec() }, &[file.into()], &[])?;
     }
     let mut parts = Vec::new();
     for (i, reply) in replies.into_iter().enumerate() {
-        let data = reply.await.ok()?;
-        let table = js_sys::Reflect::get(&data, &"table".into()).ok()?.dyn_into::<js_sys::Uint8Array>().ok()?;
-        let first: Vec<String> =
-            serde_json::from_str(&js_sys::Reflect::get(&data, &"first".into()).ok()?.as_string()?).ok()?;
-        parts.push((CountsTable::from_bytes(&table.to_vec()).ok()?, first));
+        match super::helper_io::reply(reply).await {
+            Answer::Counted { table, first } => {
+                parts.push((CountsTable::from_bytes(&table).map_err(|e| e.to_string())?, first));
+            }
+            Answer::Failed { message } => return Err(message),
+            _ => return Err("a counting helper gave another answer".into()),
+        }
         progress((i + 1) as f64 / k as f64);
     }
-    Some(parts)
-}
-
-/// The helper's side: counts its range and answers `{ table, first }` (or `{ error }`).
-/// Returns false when the message is not a helper job.
-pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
-    let Some(spec) = js_sys::Reflect::get(data, &"slice".into()).ok().and_then(|v| v.as_string()) else {
-        return false;
-    };
-    let file = js_sys::Reflect::get(data, &"file".into()).ok().and_then(|v| v.dyn_into::<Blob>().ok());
-    let tokenizer = js_sys::Reflect::get(data, &"tokenizer_bytes".into())
-        .ok()
-        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-        .map(|a| a.to_vec())
-        .unwrap_or_default();
-    let msg = js_sys::Object::new();
-    match count_slice(&spec, file, &tokenizer) {
-        Ok(s) => {
-            let table = js_sys::Uint8Array::from(&s.table.to_bytes()[..]);
-            js_sys::Reflect::set(&msg, &"table".into(), &table).ok();
-            let first = serde_json::to_string(&s.first).unwrap_or_default();
-            js_sys::Reflect::set(&msg, &"first".into(), &JsValue::from_str(&first)).ok();
-            scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&table.buffer())).ok();
-        }
-        Err(e) => {
-            js_sys::Reflect::set(&msg, &"error".into(), &JsValue::from_str(&e.to_string())).ok();
-            scope.post_message(&msg).ok();
-        }
-    }
-    true
-}
-
-fn count_slice(spec: &str, file: Option<Blob>, tokenizer: &[u8]) -> Result<Streamed> {
-    let job: SliceJob = serde_json::from_str(spec).map_err(|e| PosgeoError::option("slice", e.to_string()))?;
-    let file = file.ok_or_else(|| PosgeoError::option("slice", "no file"))?;
-    let mut params = job.params;
-    if let Some(name) =
-        job.tokenizer.as_ref().filter(|_| params.tokenizer == posgeo::corpus::tokenize::TokenizerKind::Model)
-    {
-        params.model = Some(posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes(name, tokenizer)?);
-    }
-    let from = LineRange::<&[u8]>::read_from(job.start) as f64;
-    let blob = file.slice_with_f64_and_f64(from, file.size()).map_err(|_| PosgeoError::option("slice", "slice"))?;
-    let reader = BlobReader::new(blob).ok_or_else(|| PosgeoError::option("slice", "no FileReaderSync"))?;
-    let mut stream = SequenceStream::new(LineRange::new(reader, job.start, job.end), &job.format, job.lossy)?;
-    match count_stream(&mut stream, &params.tokenizer(), params.max_len, job.keep, &mut || true) {
-        // A part without sequences (blank lines only) counts nothing.
-        Err(PosgeoError::EmptyInput) => {
-            Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })
-        }
-        Err(PosgeoError::NoSequences(m)) if stream.sequences == 0 && !m.contains("could not be read") => {
-            Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })
-        }
-        other => other,
-    }
+    Ok(parts)
 }

@@ -19,6 +19,8 @@ pub mod view;
 #[cfg(target_arch = "wasm32")]
 pub mod dom;
 #[cfg(target_arch = "wasm32")]
+pub mod helper_io;
+#[cfg(target_arch = "wasm32")]
 pub mod helpers;
 #[cfg(target_arch = "wasm32")]
 pub mod layers;

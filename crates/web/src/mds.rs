@@ -12,14 +12,14 @@
 //! eigensolver failed there, the run fails as it would have in the worker. The helper is not
 //! returned to the pool: SMACOF and the measures start a fresh one if they need it.
 
-use super::helpers::{helpers, next_message};
-use posgeo::analysis::{spectrum_keeps, AnalysisParams};
+use super::helper_io::{post_job, reply};
+use super::helpers::{failed, helpers, next_message};
+use super::protocol::helper::{Answer, Job};
+use posgeo::analysis::AnalysisParams;
 use posgeo::error::{PosgeoError, Result};
-use posgeo::mds::{double_centre_rows, Spectrum};
+use posgeo::mds::Spectrum;
 use posgeo::metric::DistanceMatrix;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, Worker};
+use web_sys::Worker;
 
 /// From this many positions a helper computes the spectrum (below it the eigen-step's
 /// matrices are small, 170 MB at n = 2048, and starting a helper is not worth it).
@@ -39,14 +39,12 @@ pub async fn start(d: &DistanceMatrix, params: &AnalysisParams) -> Option<Starte
     if n < FROM_N {
         return None;
     }
-    let params = serde_json::to_string(params).ok()?;
     let worker = helpers(1).await?.pop()?;
     let arr = js_sys::Float64Array::from(d.as_slice());
-    let msg = js_sys::Object::new();
-    js_sys::Reflect::set(&msg, &"spectrum_of".into(), &arr).ok();
-    js_sys::Reflect::set(&msg, &"params".into(), &JsValue::from_str(&params)).ok();
     let reply = next_message(&worker);
-    if worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).is_err() {
+    let job = Job::Spectrum { n, params: params.clone() };
+    if let Err(e) = post_job(&worker, &job, &[arr.clone().into()], &[arr.buffer().into()]) {
+        failed(format!("the spectrum in a helper: {e}"));
         worker.terminate();
         return None;
     }
@@ -58,67 +56,20 @@ impl Started {
     /// (the caller then does), the eigensolver's error when it failed there (it would fail
     /// in the worker too).
     pub async fn finish(self) -> Result<Option<Spectrum>> {
-        let data = self.reply.await.ok();
+        let answer = reply(self.reply).await;
         self.worker.terminate(); // its memory goes with it
-        match data {
-            Some(data) if js_sys::Reflect::get(&data, &"eigen_failed".into()).is_ok_and(|v| v.is_truthy()) => {
-                Err(PosgeoError::Eigen)
+        let problem = match answer {
+            Answer::Spectrum { eigenvalues, eigenvectors } => {
+                match Spectrum::from_parts(eigenvalues, eigenvectors).filter(|s| s.n() == self.n) {
+                    Some(s) => return Ok(Some(s)),
+                    None => "its eigenvectors are not those of D".to_string(),
+                }
             }
-            Some(data) => Ok(decode(&data, self.n)),
-            None => Ok(None),
-        }
+            Answer::EigenFailed { .. } => return Err(PosgeoError::Eigen),
+            Answer::Failed { message } => message,
+            _ => "it gave another answer".to_string(),
+        };
+        failed(format!("the spectrum in a helper: {problem}"));
+        Ok(None)
     }
-}
-
-/// A helper's answer: `{ eigenvalues, eigenvectors }` of n points (the vectors kept).
-fn decode(data: &JsValue, n: usize) -> Option<Spectrum> {
-    // (`null` when the helper died: no arrays, so `None`.)
-    let f64s = |key: &str| {
-        js_sys::Reflect::get(data, &key.into()).ok()?.dyn_into::<js_sys::Float64Array>().ok().map(|a| a.to_vec())
-    };
-    Spectrum::from_parts(f64s("eigenvalues")?, f64s("eigenvectors")?).filter(|s| s.n() == n)
-}
-
-/// The helper's side: the spectrum of the D it was sent, keeping the eigenvectors a run under
-/// the `params` sent reads, answered as `{ eigenvalues, eigenvectors }` (transferred) or
-/// `{ error }` (with `eigen_failed` when the eigensolver failed). B is built from the
-/// message's rows of D, never copied whole into this memory. Returns false when the message
-/// is not one.
-pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
-    let Some(arr) =
-        js_sys::Reflect::get(data, &"spectrum_of".into()).ok().and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
-    else {
-        return false;
-    };
-    let len = arr.length() as usize;
-    let n = (len as f64).sqrt().round() as usize;
-    let msg = js_sys::Object::new();
-    let params = js_sys::Reflect::get(data, &"params".into()).ok().and_then(|v| v.as_string());
-    let params: Option<AnalysisParams> = params.and_then(|p| serde_json::from_str(&p).ok());
-    let spectrum = match params {
-        Some(params) if n * n == len && n > 0 => {
-            // B straight from the message's rows: no copy of D in this memory.
-            let b = double_centre_rows(n, |i, row| arr.subarray((i * n) as u32, ((i + 1) * n) as u32).copy_to(row));
-            let keep = |values: &[f64]| spectrum_keeps(&params, values);
-            Spectrum::of_double_centred_keeping(b, keep).map_err(|e| (e.to_string(), true))
-        }
-        Some(_) => Err(("D is not square".to_string(), false)),
-        None => Err(("no parameters with D".to_string(), false)),
-    };
-    match spectrum {
-        Ok(s) => {
-            let values = js_sys::Float64Array::from(&s.eigenvalues[..]);
-            let vectors = js_sys::Float64Array::from(s.vectors());
-            drop(s);
-            js_sys::Reflect::set(&msg, &"eigenvalues".into(), &values).ok();
-            js_sys::Reflect::set(&msg, &"eigenvectors".into(), &vectors).ok();
-            scope.post_message_with_transfer(&msg, &js_sys::Array::of2(&values.buffer(), &vectors.buffer())).ok();
-        }
-        Err((e, eigen_failed)) => {
-            js_sys::Reflect::set(&msg, &"error".into(), &JsValue::from_str(&e)).ok();
-            js_sys::Reflect::set(&msg, &"eigen_failed".into(), &JsValue::from_bool(eigen_failed)).ok();
-            scope.post_message(&msg).ok();
-        }
-    }
-    true
 }

@@ -15,15 +15,15 @@
 //! worker computes it itself, when a helper is up already ([`meanwhile_here`]). The others
 //! (PMDS, PMDS-R, SMACOF, learned tables) are measured after, as above.
 
-use super::helpers::{cores, end_pooled, helpers, next_message, pooled, release};
-use posgeo::analysis::{measure_against, Compared, Geometry, Measure, Staged};
+use super::helper_io::{post_job, reply};
+use super::helpers::{cores, end_pooled, failed, helpers, next_message, pooled, release};
+use super::protocol::helper::{bare, Answer, Job};
+use posgeo::analysis::{Compared, Geometry, Measure, Staged};
 use posgeo::encodings::Encoding;
 use posgeo::measures::stress::Target;
 use posgeo::points::Points;
-use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::DedicatedWorkerGlobalScope;
+use wasm_bindgen_futures::JsFuture;
 
 /// From this many positions the helpers are started for measuring alone (below it, only
 /// helpers already up are used: starting one costs about as much as it would save).
@@ -33,33 +33,6 @@ const USE_FROM_N: usize = 256;
 /// From this many positions one helper measures (see [`helpers_for`]), and it and the idle
 /// helpers are then ended (their memory leaves the tab with them).
 const ONE_FROM_N: usize = super::mds::FROM_N;
-
-/// A share's small part (postcard bytes): n, Σ D², the PMDS coordinates' width and the
-/// encodings without their coordinates. The bulky numbers travel beside it as typed arrays
-/// (D's pairs, their doubled ranks, the PMDS coordinates, each encoding's coordinates), so
-/// neither side's wasm memory holds them twice: no serialised copy in the worker, no bytes
-/// beside the decoded share in the helper.
-#[derive(Serialize, Deserialize)]
-struct Head {
-    n: usize,
-    sum_sq: f64,
-    x_dim: usize,
-    encodings: Vec<Encoding>,
-}
-
-/// An encoding without its coordinates (they travel as an array of their own).
-fn bare(e: &Encoding) -> Encoding {
-    Encoding {
-        kind: e.kind,
-        points: Points { n: e.points.n, dim: e.points.dim, data: Vec::new() },
-        parameters: e.parameters,
-        iterations: e.iterations,
-        stop: e.stop,
-    }
-}
-
-/// A helper's answer: per encoding, its sketch, its stress and its alignment.
-type Answer = Vec<Measure>;
 
 /// How many helpers measure `count` encodings of an n-position run (0: none). From
 /// [`ONE_FROM_N`] positions, one: each measuring helper holds its own copy of D's pairs and
@@ -89,21 +62,17 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
     let mut replies = Vec::new();
     for (i, w) in workers.iter().enumerate() {
         let share = &pending[pending.len() * i / k..pending.len() * (i + 1) / k];
-        let Some((msg, transfer)) = job_message(n, d, x, share) else { break };
-        replies.push((next_message(w), share.len()));
-        if w.post_message_with_transfer(&msg, &transfer).is_err() {
-            replies.pop();
-            break;
-        }
+        let Some(reply) = send(w, n, d, x, share) else { break };
+        replies.push((reply, share.len()));
     }
     let wanted = pending.len();
     staged.corpus_side();
     let mut given = Vec::with_capacity(wanted);
     let mut ok = replies.len() == k;
-    for (reply, count) in replies {
-        let answer = match reply.await {
-            Ok(data) if ok => decode(&data, n, count),
-            _ => None,
+    for (future, count) in replies {
+        let answer = match ok {
+            true => decode(reply(future).await, n, count),
+            false => None,
         };
         match answer {
             Some(m) => given.extend(m),
@@ -129,7 +98,7 @@ pub fn meanwhile_here(n: usize) -> bool {
 pub struct Meanwhile {
     encodings: Vec<(String, Encoding)>,
     workers: Vec<web_sys::Worker>,
-    reply: wasm_bindgen_futures::JsFuture,
+    reply: JsFuture,
     n: usize,
 }
 
@@ -139,16 +108,16 @@ pub struct Meanwhile {
 /// helper could take them (they are then measured with the others).
 pub async fn spectrum_free(geometry: &mut Geometry) -> Option<Meanwhile> {
     let n = geometry.distances().n();
+    // Encodings that cannot be built here are built (and their error given) with the others.
     let encodings = geometry.spectrum_free().ok()?;
     let share: Vec<&Encoding> = encodings.iter().map(|(_, e)| e).collect();
     let no_target = Points { n, dim: 0, data: Vec::new() };
-    let (msg, transfer) = geometry.target().ok().and_then(|d| job_message(n, d, &no_target, &share))?;
+    let d = geometry.target().map_err(|e| failed(format!("measuring in a helper: {e}"))).ok()?;
     let workers = helpers(1).await?;
-    let reply = next_message(&workers[0]);
-    if workers[0].post_message_with_transfer(&msg, &transfer).is_err() {
+    let Some(reply) = send(&workers[0], n, d, &no_target, &share) else {
         release(workers, false);
         return None;
-    }
+    };
     Some(Meanwhile { encodings, workers, reply, n })
 }
 
@@ -158,7 +127,7 @@ impl Meanwhile {
     /// below, it goes back to the pool for the measures that follow.
     pub async fn finish(self) -> Vec<Compared> {
         let Meanwhile { encodings, workers, reply, n } = self;
-        let answer = reply.await.ok().and_then(|data| decode(&data, n, encodings.len()));
+        let answer = decode(super::helper_io::reply(reply).await, n, encodings.len());
         release(workers, answer.is_some() && n < ONE_FROM_N);
         let Some(measures) = answer else { return Vec::new() };
         let procrustes = posgeo::measures::procrustes::Alignment::default();
@@ -175,90 +144,45 @@ impl Meanwhile {
     }
 }
 
-/// A share as a message: `{ measure: head, pairs, ranks, x, points: [..] }`, with the
-/// arrays' buffers to transfer.
-fn job_message(n: usize, d: &Target, x: &Points, share: &[&Encoding]) -> Option<(js_sys::Object, js_sys::Array)> {
-    let head = Head { n, sum_sq: d.sum_sq(), x_dim: x.dim, encodings: share.iter().map(|e| bare(e)).collect() };
-    let head = js_sys::Uint8Array::from(&postcard::to_allocvec(&head).ok()?[..]);
+/// Sends a share to helper `w`: the job, with D's pairs, their ranks, the PMDS coordinates
+/// and each encoding's coordinates beside it (transferred); the future of its answer.
+fn send(w: &web_sys::Worker, n: usize, d: &Target, x: &Points, share: &[&Encoding]) -> Option<JsFuture> {
+    let encodings = share.iter().map(|e| bare(e)).collect();
+    let job = Job::Measure { n, sum_sq: d.sum_sq(), x_dim: x.dim, encodings };
     let pairs = js_sys::Float64Array::from(d.upper());
     let ranks = js_sys::Uint32Array::from(d.doubled_ranks());
     let coords = js_sys::Float64Array::from(&x.data[..]);
-    let points = js_sys::Array::new();
-    let transfer = js_sys::Array::of4(&head.buffer(), &pairs.buffer(), &ranks.buffer(), &coords.buffer());
+    let mut beside: Vec<JsValue> = vec![pairs.clone().into(), ranks.clone().into(), coords.clone().into()];
+    let mut transfer: Vec<JsValue> = vec![pairs.buffer().into(), ranks.buffer().into(), coords.buffer().into()];
     for e in share {
         let a = js_sys::Float64Array::from(&e.points.data[..]);
-        transfer.push(&a.buffer());
-        points.push(&a);
+        transfer.push(a.buffer().into());
+        beside.push(a.into());
     }
-    let msg = js_sys::Object::new();
-    for (key, value) in [
-        ("measure", JsValue::from(head)),
-        ("pairs", pairs.into()),
-        ("ranks", ranks.into()),
-        ("x", coords.into()),
-        ("points", points.into()),
-    ] {
-        js_sys::Reflect::set(&msg, &key.into(), &value).ok()?;
-    }
-    Some((msg, transfer))
-}
-
-/// A share from its message (see [`job_message`]), each array copied once into this
-/// worker's memory; an error when a part is missing or of the wrong size.
-fn job_of(data: &JsValue, head: &js_sys::Uint8Array) -> Result<(usize, Target, Points, Vec<Encoding>), String> {
-    let get = |key: &str| js_sys::Reflect::get(data, &key.into()).map_err(|_| format!("no {key} in the job"));
-    let f64s =
-        |v: JsValue| v.dyn_into::<js_sys::Float64Array>().map(|a| a.to_vec()).map_err(|_| "not f64s".to_string());
-    let Head { n, sum_sq, x_dim, mut encodings } = postcard::from_bytes(&head.to_vec()).map_err(|e| e.to_string())?;
-    let ranks = get("ranks")?.dyn_into::<js_sys::Uint32Array>().map_err(|_| "ranks are not u32s".to_string())?;
-    let d = Target::from_parts(f64s(get("pairs")?)?, sum_sq, ranks.to_vec()).ok_or("D's pairs and ranks differ")?;
-    if !d.holds_pairs_of(n) {
-        return Err("D's pairs are not those of n positions".to_string());
-    }
-    let x = Points { n, dim: x_dim, data: f64s(get("x")?)? };
-    let points = get("points")?.dyn_into::<js_sys::Array>().map_err(|_| "no coordinates".to_string())?;
-    if x.data.len() != n * x_dim || points.length() as usize != encodings.len() {
-        return Err("the coordinates do not match the job".to_string());
-    }
-    for (i, e) in encodings.iter_mut().enumerate() {
-        e.points.data = f64s(points.get(i as u32))?;
-        if e.points.n != n || e.points.data.len() != n * e.points.dim {
-            return Err(format!("encoding {i}'s coordinates do not match n = {n}"));
-        }
-    }
-    Ok((n, d, x, encodings))
-}
-
-/// A helper's answer as measures: `count` of them, each sketched on the grid of n positions.
-fn decode(data: &JsValue, n: usize, count: usize) -> Option<Vec<Measure>> {
-    let bytes = js_sys::Reflect::get(data, &"measured".into()).ok()?.dyn_into::<js_sys::Uint8Array>().ok()?;
-    let answer: Answer = postcard::from_bytes(&bytes.to_vec()).ok()?;
-    let side = posgeo::measures::sketch::side(n);
-    (answer.len() == count && answer.iter().all(|(sketch, ..)| sketch.blocks.len() == side * side)).then_some(answer)
-}
-
-/// The helper's side: measures its share and answers `{ measured }` (or `{ error }`).
-/// Returns false when the message is not a measuring job.
-pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
-    let Some(bytes) =
-        js_sys::Reflect::get(data, &"measure".into()).ok().and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-    else {
-        return false;
-    };
-    let msg = js_sys::Object::new();
-    let answer = job_of(data, &bytes)
-        .map(|(n, d, x, encodings)| measure_against(d, x, n, &encodings))
-        .and_then(|measures| postcard::to_allocvec(&measures).map_err(|e| e.to_string()));
-    match answer {
-        Ok(bytes) => {
-            let arr = js_sys::Uint8Array::from(&bytes[..]);
-            js_sys::Reflect::set(&msg, &"measured".into(), &arr).ok();
-            scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
-        }
+    let reply = next_message(w);
+    match post_job(w, &job, &beside, &transfer) {
+        Ok(()) => Some(reply),
         Err(e) => {
-            js_sys::Reflect::set(&msg, &"error".into(), &JsValue::from_str(&e)).ok();
-            scope.post_message(&msg).ok();
+            failed(format!("measuring in helpers: {e}"));
+            None
         }
     }
-    true
+}
+
+/// A helper's answer as measures: `count` of them, each sketched on the grid of n positions;
+/// `None` (the failure noted for the page) otherwise.
+fn decode(answer: Answer, n: usize, count: usize) -> Option<Vec<Measure>> {
+    let side = posgeo::measures::sketch::side(n);
+    let problem = match answer {
+        Answer::Measured { measures }
+            if measures.len() == count && measures.iter().all(|(sketch, ..)| sketch.blocks.len() == side * side) =>
+        {
+            return Some(measures);
+        }
+        Answer::Measured { measures } => format!("{} measures for {count} encodings", measures.len()),
+        Answer::Failed { message } => message,
+        _ => "a measuring helper gave another answer".into(),
+    };
+    failed(format!("measuring in helpers: {problem}"));
+    None
 }

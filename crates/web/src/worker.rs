@@ -55,8 +55,10 @@ impl std::io::Read for BlobReader {
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
+    // A `Response` always serialises (serde_json writes NaN as null), and a string always
+    // posts: neither result has anything to report.
     if let Ok(s) = serde_json::to_string(r) {
-        scope.post_message(&JsValue::from_str(&s)).ok();
+        let _ = scope.post_message(&JsValue::from_str(&s));
     }
 }
 
@@ -85,16 +87,20 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: posgeo::error::Re
                 ("coords", coords.clone().into()),
                 ("shepard", shepard.clone().into()),
             ] {
-                js_sys::Reflect::set(&msg, &key.into(), &value).ok();
+                // Setting a property of a fresh plain object does not fail.
+                let _ = js_sys::Reflect::set(&msg, &key.into(), &value);
             }
             let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
-            scope.post_message_with_transfer(&msg, &transfer).ok();
+            if let Err(e) = scope.post_message_with_transfer(&msg, &transfer) {
+                let message = format!("the results could not be sent to the page: {e:?}");
+                post(scope, &Response::Error { id, message });
+            }
         }
         Err(e) => post(scope, &protocol::error_response(id, &e)),
     }
 }
 
-/// The bytes of `key` in a message (empty when absent).
+/// The bytes of `key` in a page's message (empty when absent: the request names no such input).
 pub(crate) fn bytes_of(data: &JsValue, key: &str) -> Vec<u8> {
     js_sys::Reflect::get(data, &key.into())
         .ok()
@@ -133,6 +139,7 @@ fn counting_request<'a>(req: &Request, inputs: &'a Inputs) -> (Request, std::bor
 /// measured by them ([`super::measure`]).
 async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Session>>, req: Request, inputs: Inputs) {
     let id = req.id;
+    super::helpers::take_failures(); // a run's estimate tells its own
     let k = inputs.file.as_ref().map_or(0, |f| super::helpers::helpers_for(&req, f));
     let counted = match &inputs.file {
         Some(f) if k > 1 => {
@@ -158,8 +165,9 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
         model: &inputs.model,
     };
     let mut estimate = None; // posted again when helpers measured
-    let begun = session.borrow_mut().begin(&req, files, &mut |r| {
-        if matches!(r, Response::Estimate { .. }) {
+    let begun = session.borrow_mut().begin(&req, files, &mut |mut r| {
+        if let Response::Estimate { helper_failures, .. } = &mut r {
+            *helper_failures = super::helpers::failures();
             estimate = Some(r.clone());
         }
         post(&scope, &r)
@@ -230,15 +238,22 @@ async fn complete(
     };
     let smacof_by = super::smacof::fit(&mut pending.staged, &smacof_progress).await;
     let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
-    // The estimate again, now saying which helpers worked.
+    // The estimate again, now saying which helpers worked and which failed.
+    let helped = measured_by > 0 || smacof_by > 0 || spectrum_by_helper || meanwhile > 0;
     if let Some(Response::Estimate {
-        measured_by: m, smacof_by: s, spectrum_by_helper: h, measured_meanwhile: w, ..
+        measured_by: m,
+        smacof_by: s,
+        spectrum_by_helper: h,
+        measured_meanwhile: w,
+        helper_failures: f,
+        ..
     }) = estimate.as_mut()
     {
-        (*m, *s, *h, *w) = (measured_by, smacof_by, spectrum_by_helper, meanwhile);
+        (*m, *s, *h, *w, *f) = (measured_by, smacof_by, spectrum_by_helper, meanwhile, super::helpers::failures());
     }
-    if let Some(e) = estimate.filter(|_| measured_by > 0 || smacof_by > 0 || spectrum_by_helper || meanwhile > 0) {
-        post(scope, &e);
+    let failed_before = super::helpers::failures().len();
+    if let Some(e) = estimate.as_ref().filter(|_| helped || failed_before > 0) {
+        post(scope, e);
     }
     if let Some(l) = &pending.layers {
         let to = scope.clone();
@@ -246,6 +261,14 @@ async fn complete(
             post(&to, &Response::Progress { id, stage: posgeo::analysis::Stage::Layers, fraction: f });
         });
         pending.layer_sums = super::layers::run(&l.plan, model, layer_progress).await;
+    }
+    // The layers' helpers failed: the estimate once more, with their failure.
+    let failures = super::helpers::take_failures();
+    if let Some(mut e) = estimate.filter(|_| failures.len() > failed_before) {
+        if let Response::Estimate { helper_failures, .. } = &mut e {
+            *helper_failures = failures;
+        }
+        post(scope, &e);
     }
     if pending.staged.targets().0.n() >= super::mds::FROM_N {
         // A long context's helpers hold hundreds of MB each (D's rows and pairs, δ's sorts):
@@ -279,14 +302,9 @@ pub fn start() {
     let queue: Queue = Rc::default();
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
-        // A helper's job: count a part of a file ([`super::helpers`]).
-        let served = super::helpers::serve_warm(&data)
-            || super::helpers::serve(&s2, &data)
-            || super::measure::serve(&s2, &data)
-            || super::mds::serve(&s2, &data)
-            || super::smacof::serve(&s2, &data)
-            || super::layers::serve(&s2, &data)
-            || super::learn::serve(&s2, &data);
+        // A helper's job ([`super::helper_io`]), or the Learn panel's.
+        let served =
+            super::helpers::serve_warm(&data) || super::helper_io::serve(&s2, &data) || super::learn::serve(&s2, &data);
         if served {
             return;
         }

@@ -291,6 +291,7 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
             smacof_by,
             spectrum_by_helper,
             measured_meanwhile,
+            helper_failures,
         } if Some(id) == current => {
             let mut by = if workers > 1 { format!(", counted by {workers} workers") } else { String::new() };
             if spectrum_by_helper {
@@ -308,6 +309,9 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
             }
             if measured_by > 0 {
                 by += &format!(", encodings measured by {measured_by} workers");
+            }
+            if !helper_failures.is_empty() {
+                by += &format!("; done here after helper workers failed: {}", helper_failures.join("; "));
             }
             vec![Effect::Estimate(format!(
                 "{sequences} sequences, up to {max_positions} positions, about {:.0} MB of working memory{by}",

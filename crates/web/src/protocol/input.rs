@@ -117,5 +117,6 @@ pub(super) fn estimate(id: u32, c: &Counted, params: &AnalysisParams) -> Respons
         smacof_by: 0,
         spectrum_by_helper: false,
         measured_meanwhile: 0,
+        helper_failures: Vec::new(),
     }
 }

@@ -143,6 +143,10 @@ pub enum Response {
         /// by the worker): those that do not read the spectrum.
         #[serde(default)]
         measured_meanwhile: usize,
+        /// What failed in helper workers (the worker then did their jobs itself, so the
+        /// results are the same); posted again like `measured_by`.
+        #[serde(default)]
+        helper_failures: Vec<String>,
     },
     /// The finished analysis.
     Done {
@@ -311,6 +315,7 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
     Session::default().run(req, Files { corpus: bytes, learned, ..Files::default() }, post)
 }
 
+pub mod helper;
 mod input;
 pub use input::kept;
 pub mod learn;
