@@ -1,6 +1,7 @@
 // End-to-end tests of the Learn panel (docs/MATH.md §16, issue 38): a pasted corpus trained
 // in the page gives `posgeo train --json`'s numbers with the same options (table, finding,
-// CSV), its charts are drawn and exported, a cancel mid-training sets the status to idle,
+// CSV) with its runs spread over several training workers, the lecture's two training steps
+// report that training's numbers, its charts are drawn and exported, a cancel mid-training sets the status to idle,
 // keeps the last results and leaves the page usable, and the analysis keeps running beside
 // a training.
 //
@@ -112,7 +113,11 @@ test("training in the page gives posgeo train's numbers; the charts, the CSV and
   assert.equal(await page.isChecked('#src-paste'), true);
   await setLearn(page, SMALL, SIGNALS);
   assert.equal(await page.$eval('#learn-status', (s) => s.dataset.state), 'idle');
+  // Four cores reported, whatever the machine: three signals, so three workers, one signal each.
+  await page.evaluate(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4 }));
   assert.equal(await trained(page), 'done', await page.textContent('#learn-status'));
+  assert.equal(await page.$eval('#learn-status', (s) => s.dataset.workers), '3');
+  assert.match(await page.textContent('#learn-status'), /on 3 workers/);
   const want = train(SMALL, SIGNALS);
   const shown = await learnTable(page);
   const diffs = differences(shown, want);
@@ -148,15 +153,48 @@ test("training in the page gives posgeo train's numbers; the charts, the CSV and
   assert.ok(Math.abs(Number(last[4]) - record.held_loss) <= 1e-5 * record.held_loss, `${last[4]} vs ${record.held_loss}`);
   assert.ok(Math.abs(Number(last[9]) - record.table.separation) <= 1e-5, `${last[9]} vs ${record.table.separation}`);
   assert.equal(Number(last[5]), record.held_accuracy);
-  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('button[data-learn-chart="learn-scatter"][data-kind="svg"]')]);
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#learn button[data-learn-chart="learn-scatter"][data-kind="svg"]')]);
   assert.match(fs.readFileSync(await svg.path(), 'utf8'), /^<svg[\s\S]*sinusoidal/);
   assert.equal(svg.suggestedFilename(), 'posgeo-learn-scatter.svg');
-  const [png] = await Promise.all([page.waitForEvent('download'), page.click('button[data-learn-chart="learn-loss"][data-kind="png"]')]);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#learn button[data-learn-chart="learn-loss"][data-kind="png"]')]);
   assert.equal(png.suggestedFilename(), 'posgeo-learn-loss.png');
   assert.match(await page.$eval('#share-link', (a) => a.getAttribute('href')), /learn_steps=20/);
   await page.locator('#learn').screenshot({ path: path.join(ARTIFACTS, 'learn.png') });
+  await lectureSteps(page, want);
   await page.close();
 });
+
+/** The numbers in a text (as the lecture writes them: 4 significant digits or so). */
+const numbers = (text) => [...text.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g)].map((m) => Number(m[0]));
+const shows = (text, v) => numbers(text).some((x) => Math.abs(x - v) <= 1e-3 * Math.max(1e-3, Math.abs(v)));
+
+/** Lecture steps 13 and 14 report the training just done (the CLI's numbers). */
+async function lectureSteps(page, want) {
+  const open = async (n) => {
+    await page.evaluate((k) => { location.hash = `#lecture/${k}`; }, n);
+    await page.waitForFunction((k) => !document.querySelector(`[data-lecture-step="${k}"]`).hidden
+      && !/No training yet/.test(document.querySelector(`[data-lecture-step="${k}"]`).textContent), n);
+    return page.textContent(`[data-lecture-step="${n}"]`);
+  };
+  const learned = want.signals.find((s) => s.signal === 'learned');
+  const separates = await open(13);
+  assert.match(separates, /learned: the separation (rose|fell|stayed) from/);
+  assert.ok(shows(separates, learned.separation), `separation ${learned.separation} in: ${separates}`);
+  assert.ok(shows(separates, learned.scaled_stress), `σ* ${learned.scaled_stress} in: ${separates}`);
+  const finding = await open(14);
+  if (want.finding.rho !== null) assert.ok(shows(finding, want.finding.rho), `ρ ${want.finding.rho} in: ${finding}`);
+  assert.ok(finding.includes(want.finding.sentence), finding);
+  for (const s of want.signals) assert.ok(shows(finding, s.held_loss), `${s.signal} loss ${s.held_loss} in: ${finding}`);
+  const ink = await page.$eval('[data-lecture-step="14"] canvas[data-chart-kind="learn-scatter"]', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let k = 0;
+    for (let i = 3; i < d.length; i += 4 * 97) k += d[i] > 0 ? 1 : 0;
+    return c.offsetParent === null ? -1 : k;
+  });
+  assert.ok(ink > 10, `the scatter is shown and drawn (${ink})`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lecture-learn-14.png') });
+  await page.evaluate(() => { location.hash = ''; });
+}
 
 test('a cancel mid-training sets idle, keeps the last results and leaves the page usable', async () => {
   const page = await openSettled(browser, url, { width: 1280, height: 900 });

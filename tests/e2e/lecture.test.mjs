@@ -69,7 +69,8 @@ test('every step is readable at 1280×720: text ≥ 18 px, charts enlarged, draw
         .filter((e) => e.offsetParent !== null && e.textContent.trim() !== '');
       const small = texts.map((e) => [e.tagName, e.textContent.slice(0, 30), parseFloat(getComputedStyle(e).fontSize)])
         .filter((t) => t[2] < 18);
-      const canvases = [...s.querySelectorAll('canvas')].map((c) => {
+      // A chart with nothing to show yet is hidden (step 14's scatter before any training).
+      const canvases = [...s.querySelectorAll('canvas')].filter((c) => c.offsetParent !== null).map((c) => {
         const r = c.getBoundingClientRect();
         // Drawn: some pixel is not transparent.
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;

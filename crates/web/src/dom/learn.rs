@@ -113,6 +113,10 @@ pub fn perform(effect: LearnEffect) {
         LearnEffect::Render => {
             render(l);
             draw(l);
+            // The lecture's training steps read the last results.
+            if runtime::with(|rt| rt.model.view.lecture.is_some()) == Some(true) {
+                super::lecture::render();
+            }
         }
         LearnEffect::Draw => draw(l),
         LearnEffect::Download(e) => download(l, e),

@@ -8,7 +8,8 @@ use super::runtime::{self, dispatch};
 use super::{controls, make, now, on};
 use crate::app::{Msg, SourceKind};
 use crate::view::charts::ChartKind;
-use crate::view::lecture::{content, parse_hash, Block, STEPS};
+use crate::view::learn::LearnChart;
+use crate::view::lecture::{content, parse_hash, Block, SCATTER_STEP, STEPS};
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
@@ -20,6 +21,8 @@ pub struct StepEls {
     pub body: Element,
     /// Its canvases.
     pub canvases: Vec<(ChartKind, HtmlCanvasElement)>,
+    /// The Learn panel's scatter (step [`SCATTER_STEP`]), hidden until it has trained.
+    pub scatter: Option<(Element, HtmlCanvasElement)>,
 }
 
 /// The lecture view's elements.
@@ -98,9 +101,10 @@ pub fn build(d: &Document) -> Result<LectureEls, String> {
             charts.append_child(&figure).ok();
             canvases.push((c.kind, canvas));
         }
+        let scatter = if n == SCATTER_STEP.0 { Some(scatter_figure(&charts)?) } else { None };
         section.append_child(&charts).ok();
         container.append_child(&section).ok();
-        steps.push(StepEls { section, body, canvases });
+        steps.push(StepEls { section, body, canvases, scatter });
     }
     Ok(LectureEls {
         root: by_id(d, "lecture")?,
@@ -113,6 +117,54 @@ pub fn build(d: &Document) -> Result<LectureEls, String> {
         next: by_id(d, "lecture-next")?,
         steps,
     })
+}
+
+/// The Learn panel's scatter in its step: a canvas and its downloads (`data-learn-chart`
+/// buttons, which the Learn panel wires as its own), hidden until there is a training.
+fn scatter_figure(charts: &Element) -> Result<(Element, HtmlCanvasElement), String> {
+    let (_, w, h) = SCATTER_STEP;
+    let kind = LearnChart::Scatter;
+    let figure = make("figure", "").ok_or("a figure")?;
+    let canvas: HtmlCanvasElement = cast(make("canvas", "").ok_or("a canvas")?, "canvas")?;
+    canvas.set_width(w);
+    canvas.set_height(h);
+    canvas.set_attribute("data-chart-kind", kind.name()).ok();
+    canvas.set_attribute("role", "img").ok();
+    canvas.set_attribute("aria-label", kind.description()).ok();
+    figure.append_child(&canvas).ok();
+    let dl = make("div", "").ok_or("buttons")?;
+    dl.set_class_name("dl");
+    for format in ["png", "svg"] {
+        let b = make("button", &format!("{} {}", kind.name(), format.to_uppercase())).ok_or("a button")?;
+        b.set_attribute("type", "button").ok();
+        b.set_attribute("data-learn-chart", kind.name()).ok();
+        b.set_attribute("data-kind", format).ok();
+        dl.append_child(&b).ok();
+    }
+    figure.append_child(&dl).ok();
+    figure.set_attribute("style", &format!("flex-grow: {w}; display: none")).ok();
+    charts.append_child(&figure).ok();
+    Ok((figure, canvas))
+}
+
+/// Draws the Learn panel's scatter into its step, shown only once there is a training.
+fn draw_scatter((figure, canvas): &(Element, HtmlCanvasElement)) {
+    use plotters::prelude::IntoDrawingArea;
+    let Some(d) = runtime::with(|rt| rt.model.learning.shown()) else { return };
+    // Hidden by its style: the lecture's figures are laid out as flex items, whatever `hidden` says.
+    let w = SCATTER_STEP.1;
+    if d.experiment.is_none() {
+        figure.set_attribute("style", &format!("flex-grow: {w}; display: none")).ok();
+        return;
+    }
+    figure.set_attribute("style", &format!("flex-grow: {w}")).ok();
+    if let Some(backend) = super::render::MeasuredCanvas::new(canvas) {
+        let root = backend.into_drawing_area();
+        if let Err(e) = crate::view::learn::draw_on(LearnChart::Scatter, &root, &d) {
+            canvas.set_attribute("data-error", &e).ok();
+        }
+        root.present().ok();
+    }
 }
 
 /// Opens the lecture at `step` or, with `None`, goes back to the dashboard.
@@ -141,7 +193,8 @@ pub fn render() {
     let Some(n) = view.lecture else { return };
     let Some(step) = els.lecture.steps.get(n - 1) else { return };
     step.body.set_text_content(None);
-    for block in content(n, &p, &view) {
+    let learned = runtime::with(|rt| rt.model.learning.results.clone()).flatten();
+    for block in content(n, &p, &view, learned.as_deref()) {
         if let Some(e) = block_element(&block) {
             step.body.append_child(&e).ok();
         }
@@ -162,6 +215,9 @@ pub fn render() {
     }
     for (kind, canvas) in &step.canvases {
         draw_into(*kind, canvas, &p, &view).ok();
+    }
+    if let Some(scatter) = &step.scatter {
+        draw_scatter(scatter);
     }
 }
 

@@ -251,4 +251,4 @@ impl LearnExport {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

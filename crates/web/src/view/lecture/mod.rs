@@ -9,14 +9,18 @@
 //! r(n+d) parameters; (9) monotonicity; (10) what MDS does not optimise
 //! ([`posgeo::demos::three_points`]) and SMACOF; (11) inside the model: stress across its layers
 //! (docs/MATH.md §14), when the run had one; (12) what the model does with position layer by
-//! layer, its positional share and effective dimension (`depth.rs`). Every number in a step's text comes from the
-//! payload; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
+//! layer, its positional share and effective dimension (`depth.rs`); (13) training separates
+//! positions, Theorem 4, and (14) does lower stress mean lower loss?, both from the Learn
+//! panel's last training (`training.rs`, docs/MATH.md §16). Every number in a step's text comes
+//! from the payload or that experiment; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
 
 mod depth;
+mod training;
 
 use super::charts::ChartKind;
 use crate::protocol::Payload;
 use crate::view::View;
+use posgeo::learn::Experiment;
 use posgeo::report::{fmt_number, Report};
 
 /// One chart of a step, with its canvas size in pixels (small, so that the canvas is shown
@@ -43,7 +47,7 @@ const fn chart(kind: ChartKind, w: u32, h: u32) -> StepChart {
 }
 
 /// Every step, in order (step N is `STEPS[N − 1]`).
-pub const STEPS: [Step; 12] = [
+pub const STEPS: [Step; 14] = [
     Step { title: "1. The tokens at each position", charts: &[] },
     Step { title: "2. μᵢ: which tokens stand at position i", charts: &[chart(ChartKind::Support, 400, 210)] },
     Step {
@@ -68,7 +72,13 @@ pub const STEPS: [Step; 12] = [
         title: "12. What the model does with position, layer by layer",
         charts: &[chart(ChartKind::LayerMap, 400, 240)],
     },
+    Step { title: "13. Training separates positions", charts: &[] },
+    Step { title: "14. Does lower stress mean lower loss?", charts: &[] },
 ];
+
+/// The step that shows the Learn panel's scatter (held-out loss against σ*), and its canvas
+/// size: a chart of the Learn panel's, drawn from its last training.
+pub const SCATTER_STEP: (usize, u32, u32) = (14, 420, 230);
 
 /// The step a location hash names: `#lecture` → 1, `#lecture/N` → N (clamped to the steps;
 /// anything unreadable → 1); `None` when the hash is not the lecture's.
@@ -119,8 +129,8 @@ fn scaled(r: &Report, name: &str) -> String {
     r.encodings.get(name).map_or("—".into(), |e| num(e.scaled_stress))
 }
 
-/// The body of step `n` (1-based) for the results `p`.
-pub fn content(n: usize, p: &Payload, view: &View) -> Vec<Block> {
+/// The body of step `n` (1-based) for the results `p` and the Learn panel's last training.
+pub fn content(n: usize, p: &Payload, view: &View, learned: Option<&Experiment>) -> Vec<Block> {
     let r = &p.report;
     match n {
         1 => tokens(p),
@@ -146,7 +156,9 @@ pub fn content(n: usize, p: &Payload, view: &View) -> Vec<Block> {
         9 => monotonicity(r),
         10 => not_optimised(r),
         11 => inside_model(r),
-        _ => depth::content(r),
+        12 => depth::content(r),
+        13 => training::separates(learned),
+        _ => training::finding(learned),
     }
 }
 

@@ -66,7 +66,7 @@ fn at_least_eight_steps_each_with_a_title_and_content() {
     let p = payload(&corpus());
     for n in 1..=STEPS.len() {
         assert!(STEPS[n - 1].title.starts_with(&format!("{n}. ")));
-        assert!(!text(&content(n, &p, &View::default())).is_empty(), "step {n} is empty");
+        assert!(!text(&content(n, &p, &View::default(), None)).is_empty(), "step {n} is empty");
     }
 }
 
@@ -74,7 +74,9 @@ fn at_least_eight_steps_each_with_a_title_and_content() {
 fn step_one_shows_the_first_sequences_token_by_token() {
     let c = corpus();
     let p = payload(&c);
-    let Some(Block::Grid(head, rows)) = content(1, &p, &View::default()).into_iter().nth(1) else { panic!("no grid") };
+    let Some(Block::Grid(head, rows)) = content(1, &p, &View::default(), None).into_iter().nth(1) else {
+        panic!("no grid")
+    };
     assert_eq!(head.len(), 9);
     for (row, line) in rows.iter().zip(c.lines()) {
         // The corpus is lowercase ASCII words separated by single spaces.
@@ -88,7 +90,9 @@ fn step_one_shows_the_first_sequences_token_by_token() {
 fn step_two_shares_are_counts_over_support() {
     let c = corpus();
     let p = payload(&c);
-    let Some(Block::Grid(_, rows)) = content(2, &p, &View::default()).into_iter().nth(1) else { panic!("no grid") };
+    let Some(Block::Grid(_, rows)) = content(2, &p, &View::default(), None).into_iter().nth(1) else {
+        panic!("no grid")
+    };
     // Position 0 counted independently: the most frequent first word and its share.
     let firsts: Vec<&str> = c.lines().filter_map(|l| l.split(' ').next()).collect();
     let mut best = ("", 0usize);
@@ -111,19 +115,19 @@ fn the_low_rank_step_counts_parameters_as_r_times_n_plus_d() {
     let p = payload(&corpus());
     let r = &p.report;
     let rank = r.encodings["pmds_r"].dim;
-    let t = text(&content(8, &p, &View::default()));
+    let t = text(&content(8, &p, &View::default(), None));
     let (n, d) = (r.n, r.params.encodings.d);
     assert!(t.contains(&format!("r = {rank}")), "{t}");
     assert!(t.contains(&format!("r(n + d) = {}", rank * (n + d))), "{t}");
     assert!(t.contains(&format!("n·d = {}", n * d)), "{t}");
-    let spectrum = text(&content(4, &p, &View::default()));
+    let spectrum = text(&content(4, &p, &View::default(), None));
     assert!(spectrum.contains(&format!("r_τ = {}", r.effective_rank)), "{spectrum}");
 }
 
 #[test]
 fn the_last_step_shows_one_sixth_against_one_ninth_and_this_corpus_smacof() {
     let p = payload(&corpus());
-    let t = text(&content(10, &p, &View::default()));
+    let t = text(&content(10, &p, &View::default(), None));
     assert!(t.contains("0.1667 = 1/6") && t.contains("0.1111 = 1/9"), "{t}");
     let smacof = fmt_number(Some(p.report.encodings["smacof"].raw_stress));
     assert!(t.contains(&format!("SMACOF σ = {smacof}")), "{t}");
@@ -133,7 +137,7 @@ fn the_last_step_shows_one_sixth_against_one_ninth_and_this_corpus_smacof() {
 fn the_geometry_step_follows_the_picked_encoding() {
     let p = payload(&corpus());
     let view = View { shepard: Some("alibi".into()), ..View::default() };
-    let t = text(&content(6, &p, &view));
+    let t = text(&content(6, &p, &view, None));
     assert!(t.contains("alibi: scale-optimal stress σ* = "), "{t}");
     assert!(t.contains(&fmt_number(Some(p.report.encodings["alibi"].scaled_stress))), "{t}");
 }
@@ -141,7 +145,7 @@ fn the_geometry_step_follows_the_picked_encoding() {
 #[test]
 fn step_twelve_reports_this_runs_per_layer_numbers() {
     let mut p = payload(&corpus());
-    assert!(text(&content(12, &p, &View::default())).contains("Choose a model"));
+    assert!(text(&content(12, &p, &View::default(), None)).contains("Choose a model"));
     let measures = [(0.2, 3.0), (0.45, 2.0), (0.3, 1.5)]
         .iter()
         .enumerate()
@@ -162,8 +166,44 @@ fn step_twelve_reports_this_runs_per_layer_numbers() {
         positions: 3,
         cut: 64,
     });
-    let t = text(&content(12, &p, &View::default()));
+    let t = text(&content(12, &p, &View::default(), None));
     assert!(t.contains("This decoder (llama"), "{t}");
     assert!(t.contains("peaks at layer 1 (0.4500)"), "{t}");
     assert!(t.contains("shrinks with depth: 3.0000 at layer 0, 1.5000 at the last layer"), "{t}");
+}
+
+#[test]
+fn the_training_steps_say_how_to_train_until_the_learn_panel_has() {
+    let p = payload(&corpus());
+    for n in [13, 14] {
+        let t = text(&content(n, &p, &View::default(), None));
+        assert!(t.contains("No training yet") && t.contains("press Train"), "step {n}: {t}");
+    }
+}
+
+#[test]
+fn the_training_steps_report_the_last_trainings_numbers() {
+    let p = payload(&corpus());
+    let e = crate::view::learn::tests::experiment();
+    let t = text(&content(13, &p, &View::default(), Some(&e)));
+    let learned: Vec<&posgeo::learn::Run> = e.runs.iter().filter(|r| r.signal.trainable()).collect();
+    let at = |r: &posgeo::learn::Run, last: bool| {
+        let rec = if last { r.records.last() } else { r.records.first() };
+        rec.and_then(|x| x.table.clone()).unwrap()
+    };
+    let mean = |last: bool, f: fn(&posgeo::learn::TableMeasures) -> f64| {
+        learned.iter().map(|r| f(&at(r, last))).sum::<f64>() / learned.len() as f64
+    };
+    for v in [mean(false, |t| t.separation), mean(true, |t| t.separation), mean(true, |t| t.scaled_stress)] {
+        assert!(t.contains(&num(v)), "{} is reported: {t}", num(v));
+    }
+    assert!(t.contains("learned: the separation") && t.contains(&format!("step {}", e.params.steps)), "{t}");
+    assert!(t.contains(&format!("{} training and {} held-out", e.train_sequences, e.held_sequences)), "{t}");
+    let t = text(&content(14, &p, &View::default(), Some(&e)));
+    let rho = e.finding.rho.expect("three signals give ρ");
+    assert!(t.contains(&format!("over these 3 signals is {}", num(rho))), "{t}");
+    assert!(t.contains(&e.finding.sentence), "{t}");
+    for s in &e.signals {
+        assert!(t.contains(&format!("{} σ* {}", s.signal.name(), num(s.scaled_stress.unwrap()))), "{t}");
+    }
 }
