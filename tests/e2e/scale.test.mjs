@@ -79,6 +79,7 @@ test('a large text upload is counted by several workers and equals the CLI', asy
   assertSameNumbers(await table(page), cli([], Buffer.from(big)));
   assert.equal(page.workers().length, 1 + k, 'the run counted with the helpers already started');
   const estimate = await page.textContent('#estimate');
+  assert.doesNotMatch(estimate, /helper workers failed/, estimate);
   if (cores > 1) assert.match(estimate, new RegExp(`counted by ${k} workers`), estimate);
   // A second run reuses the helpers and still equals the CLI (here in pad mode).
   await page.selectOption('#opt-mode', 'pad');
@@ -103,6 +104,7 @@ test('a long-sequence upload has its encodings measured by the helper workers an
   assertSameNumbers(await table(page), want);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const estimate = await page.textContent('#estimate');
+  assert.doesNotMatch(estimate, /helper workers failed/, estimate);
   // One helper already up (they counted) measured the five encodings that do not read the
   // spectrum while the worker computed it; then the helpers measured the other three (PMDS,
   // PMDS-R, SMACOF), one share each.
@@ -138,6 +140,7 @@ for (const n of [1024, 2048]) {
     assertSameNumbers(await table(page), want);
     const cores = await page.evaluate(() => navigator.hardwareConcurrency);
     const estimate = await page.textContent('#estimate');
+    assert.doesNotMatch(estimate, /helper workers failed/, estimate);
     if (cores > 1) assert.match(estimate, new RegExp(`SMACOF fitted by ${Math.min(cores, 4)} workers`), estimate);
     assert.equal(/spectrum computed by a helper worker/.test(estimate), n >= 2048, estimate);
     // Meanwhile another helper measured the five encodings that do not read the spectrum

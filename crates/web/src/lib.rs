@@ -6,7 +6,8 @@
 //!   exports, over the worker's payload).
 //! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
-//!   `worker` is the Web Worker's message loop, `helpers` the workers that count parts of a large
+//!   `worker` is the Web Worker's message loop, `helper_io` moves the typed helper messages
+//!   ([`protocol::helper`]) in and out, `helpers` the workers that count parts of a large
 //!   upload for it, `mds` has one compute the spectrum, `smacof` has them share SMACOF's iterations, `measure` has them measure
 //!   the encodings, and `layers` run a model's batches; `learn` is the training worker's side
 //!   of the Learn panel (a worker of its own, docs/MATH.md §16).
