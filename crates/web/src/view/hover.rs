@@ -80,37 +80,8 @@ pub fn readout(
                 text(format!("{n}: {}", fmt_number(r.encodings.get(n)?.monotonicity_violation_rate)))
             }
         },
-        ChartKind::Layers if view.layers_measure != posgeo_charts::LayerMeasure::Stress => {
-            let m = view.layers_measure;
-            let l = x.round().max(0.0) as usize;
-            text(format!("layer {l}: {} = {}", m.label(), fmt_number(Some(*m.values(r)?.get(l)?))))
-        }
-        ChartKind::LayerMap => {
-            let l = view.map_layer(r);
-            let points = posgeo_charts::layer_points(r, l)?;
-            let spread = |f: &dyn Fn(&(f64, f64)) -> f64| {
-                let (lo, hi) = points
-                    .iter()
-                    .map(|(_, p)| f(p))
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
-                (hi - lo).max(1e-300)
-            };
-            let (sx, sy) = (spread(&|p| p.0), spread(&|p| p.1));
-            let d = |p: &(f64, f64)| ((p.0 - x) / sx).powi(2) + ((p.1 - y) / sy).powi(2);
-            let (i, p) = points.iter().min_by(|a, b| d(&a.1).total_cmp(&d(&b.1)))?;
-            at(format!("layer {l}, position {i}: PC₁ = {:.4}, PC₂ = {:.4}", p.0, p.1), *i)
-        }
-        ChartKind::Layers => {
-            let c = posgeo_charts::LayerCurves::of(r, view.layers_raw)?;
-            let l = x.round().max(0.0) as usize;
-            let (cv, rv) = (c.centroid.get(l)?, c.residual.get(l)?);
-            let what = if c.raw { "σ" } else { "σ*" };
-            text(format!(
-                "layer {l}: centroid {what} = {}, residual {what} = {}",
-                fmt_number(Some(*cv)),
-                fmt_number(Some(*rv))
-            ))
-        }
+        ChartKind::LayerMap => layer_map(r, view, (x, y)),
+        ChartKind::Layers => layers(r, view, x),
         ChartKind::Support => {
             let i = index(x);
             let s = r.support_all.get(i)?;
@@ -119,6 +90,36 @@ pub fn readout(
             Some(Readout { text: t, position: kept.then_some(i) })
         }
     }
+}
+
+/// The layers chart at layer x: its stress curves' values, or the measure shown.
+fn layers(r: &Report, view: &View, x: f64) -> Option<Readout> {
+    let l = x.round().max(0.0) as usize;
+    let m = view.layers_measure;
+    if m != posgeo_charts::LayerMeasure::Stress {
+        return text(format!("layer {l}: {} = {}", m.label(), fmt_number(Some(*m.values(r)?.get(l)?))));
+    }
+    let c = posgeo_charts::LayerCurves::of(r, view.layers_raw)?;
+    let (cv, rv) = (c.centroid.get(l)?, c.residual.get(l)?);
+    let what = if c.raw { "σ" } else { "σ*" };
+    text(format!("layer {l}: centroid {what} = {}, residual {what} = {}", fmt_number(Some(*cv)), fmt_number(Some(*rv))))
+}
+
+/// The layer map's position nearest (x, y), distances scaled by each axis's spread.
+fn layer_map(r: &Report, view: &View, (x, y): (f64, f64)) -> Option<Readout> {
+    let l = view.map_layer(r);
+    let points = posgeo_charts::layer_points(r, l)?;
+    let spread = |f: &dyn Fn(&(f64, f64)) -> f64| {
+        let (lo, hi) = points
+            .iter()
+            .map(|(_, p)| f(p))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        (hi - lo).max(1e-300)
+    };
+    let (sx, sy) = (spread(&|p| p.0), spread(&|p| p.1));
+    let d = |p: &(f64, f64)| ((p.0 - x) / sx).powi(2) + ((p.1 - y) / sy).powi(2);
+    let (i, p) = points.iter().min_by(|a, b| d(&a.1).total_cmp(&d(&b.1)))?;
+    at(format!("layer {l}, position {i}: PC₁ = {:.4}, PC₂ = {:.4}", p.0, p.1), *i)
 }
 
 /// A block of the geometry chart: its positions and both values.
