@@ -30,13 +30,17 @@ export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 
 step "format"
 cargo fmt --check
-# One clippy pass covers every member natively, the Python bindings included.
-step "clippy (native, every member)"
-cargo clippy --workspace --all-targets -- -D warnings
-step "clippy (wasm32: core, charts, web)"
-cargo clippy --target wasm32-unknown-unknown -p posgeo -p posgeo-charts -p posgeo-web --lib --bins --tests -- -D warnings
-step "native tests"
-cargo test
+# Clippy lints while the tests compile: clippy-driver wraps rustc for the workspace's own crates
+# (RUSTC_WORKSPACE_WRAPPER, as `cargo clippy` does it) and fails the build on any warning, so
+# the members are compiled once, linted and with code, instead of checked and then built. The
+# Python bindings are linted in their own build below, and the wasm32 code in the wasm tests'.
+export RUSTC_WORKSPACE_WRAPPER
+RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+step "native tests, every member linted by clippy"
+# --workspace brings the Python bindings into the feature resolution, so the dependencies built
+# here are the ones the extension below needs.
+cargo test --workspace
 step "Python package: pip install . into .venv, then pytest (tests/python/)"
 # The dev profile: the extension reuses the dependencies `cargo test` just built (a release
 # build would compile them all again); `pip install .` alone builds for release.
@@ -44,10 +48,12 @@ step "Python package: pip install . into .venv, then pytest (tests/python/)"
 PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" \
   .venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall .
 POSGEO_BIN="$PWD/target/debug/posgeo" .venv/bin/python -m pytest -q tests/python
+# The shipped site is built by rustc alone (clippy-driver turns MIR optimisations off).
 step "site build (trunk build --release)"
-trunk --skip-version-check build --release
-# The site's profile, so the dependencies come from the site build just made.
-step "wasm tests in headless Chromium"
+env -u RUSTC_WORKSPACE_WRAPPER trunk --skip-version-check build --release
+# The site's profile, so the dependencies come from the site build just made; the core, charts
+# and web crates are linted for wasm32 as they compile.
+step "wasm tests in headless Chromium, linted by clippy for wasm32"
 cargo test --profile web-release --target wasm32-unknown-unknown -p posgeo-web --test wasm
 step "end-to-end tests in headless Chromium (two files at a time)"
 POSGEO_BIN="$PWD/target/debug/posgeo" node --test --test-concurrency=2 tests/e2e/
