@@ -39,8 +39,9 @@ RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 step "native tests, every member linted by clippy"
 # --workspace brings the Python bindings into the feature resolution, so the dependencies built
-# here are the ones the extension below needs.
-cargo test --workspace
+# here are the ones the extension below needs; --all-targets adds the benchmarks (each run once,
+# divan's test mode) and the examples.
+cargo test --workspace --all-targets
 step "Python package: pip install . into .venv, then pytest (tests/python/)"
 # The dev profile: the extension reuses the dependencies `cargo test` just built (a release
 # build would compile them all again); `pip install .` alone builds for release.

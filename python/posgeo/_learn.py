@@ -89,6 +89,15 @@ class Training:
         dicts, finished or not."""
         return self.to_dict()["runs"]
 
+    def table(self, signal, seed=1):
+        """A trainable signal's final position table as an n×d float32 array (the page's
+        ``.npy`` download; ``posgeo.analyze(..., learned=...)`` measures it again)."""
+        run = next((r for r in self._dict["runs"] if r["signal"] == signal and r["seed"] == seed), None)
+        if run is None or run.get("table") is None:
+            have = ", ".join(f"{r['signal']} (seed {r['seed']})" for r in self._dict["runs"] if r.get("table"))
+            raise KeyError(f"no final table of {signal!r} with seed {seed}; the trainable runs are {have or 'none'}")
+        return np.asarray(run["table"], dtype=np.float32).reshape(self._dict["n"], -1)
+
     @property
     def params(self):
         """The experiment's options."""

@@ -20,10 +20,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, openSettled, runAfter, BIN } from './harness.mjs';
+import { serve, launch, openSettled, runAfter, settle, table, BIN } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const PYTHON = fs.existsSync(path.join(ROOT, '.venv/bin/python')) ? path.join(ROOT, '.venv/bin/python') : 'python3';
 let server, url, browser, corpusFile, corpus;
 
 before(async () => {
@@ -158,11 +159,47 @@ test("training in the page gives posgeo train's numbers; the charts, the CSV and
   assert.equal(svg.suggestedFilename(), 'posgeo-learn-scatter.svg');
   const [png] = await Promise.all([page.waitForEvent('download'), page.click('#learn button[data-learn-chart="learn-loss"][data-kind="png"]')]);
   assert.equal(png.suggestedFilename(), 'posgeo-learn-loss.png');
+  await learnedTables(page, want, shown);
   assert.match(await page.$eval('#share-link', (a) => a.getAttribute('href')), /learn_steps=20/);
   await page.locator('#learn').screenshot({ path: path.join(ARTIFACTS, 'learn.png') });
   await lectureSteps(page, want);
   await page.close();
 });
+
+/** The learned table's downloads: its row's .npy and every final table in one safetensors
+ * file, as NumPy and the safetensors package read them; the CLI's final table; and the .npy
+ * measured again as the analysis's learned table gives the σ* the panel reported. */
+async function learnedTables(page, want, shown) {
+  const npyButton = '#learn-table tr[data-signal="learned"] button[data-learn-npy]';
+  const [npyDownload] = await Promise.all([page.waitForEvent('download'), page.click(npyButton)]);
+  assert.equal(npyDownload.suggestedFilename(), 'posgeo-learned-seed1.npy');
+  assert.equal(await page.$$eval('#learn-table button[data-learn-npy]', (b) => b.length), 1, 'only the trainable row');
+  const [stDownload] = await Promise.all([page.waitForEvent('download'), page.click('#export-learn-tables')]);
+  assert.equal(stDownload.suggestedFilename(), 'posgeo-learned-tables.safetensors');
+  const npyFile = path.join(path.dirname(corpusFile), 'learned.npy');
+  fs.copyFileSync(await npyDownload.path(), npyFile);
+  const read = `
+import json, sys
+import numpy as np
+from safetensors.numpy import load_file
+a, b = np.load(sys.argv[1]), load_file(sys.argv[2])
+print(json.dumps({"shape": list(a.shape), "dtype": str(a.dtype), "names": sorted(b),
+                  "same": bool(np.array_equal(b["learned.seed1"], a)), "table": a.ravel().tolist()}))`;
+  const got = JSON.parse(execFileSync(PYTHON, ['-c', read, npyFile, await stDownload.path()]));
+  assert.deepEqual([got.shape, got.dtype, got.names, got.same], [[want.n, 16], 'float32', ['learned.seed1'], true]);
+  const cliTable = want.runs.find((r) => r.signal === 'learned').table;
+  assert.equal(cliTable.length, got.table.length);
+  const scale = Math.max(...cliTable.map(Math.abs));
+  const worst = Math.max(...cliTable.map((v, k) => Math.abs(v - got.table[k])));
+  assert.ok(worst <= 1e-4 * scale, `the final table: page vs CLI ${worst} (scale ${scale})`);
+  await page.setInputFiles('#learned-input', npyFile);
+  await page.waitForFunction(() => document.querySelector('#learned-info').textContent.includes('NumPy array'));
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', await page.$eval('#status', (s) => s.textContent));
+  const again = (await table(page)).learned.scaled_stress;
+  const reported = shown.learned.scaled_stress;
+  assert.ok(Math.abs(again - reported) <= 1e-9 * reported, `σ* measured again ${again} vs reported ${reported}`);
+}
 
 /** The numbers in a text (as the lecture writes them: 4 significant digits or so). */
 const numbers = (text) => [...text.matchAll(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/g)].map((m) => Number(m[0]));

@@ -85,6 +85,22 @@ def test_curves(ours, theirs):
     assert "<table" in html and "<svg" in html and "learned" in html and ours.finding["sentence"][:20] in html
 
 
+def test_the_final_table_measures_as_reported(synth, ours, tmp_path):
+    """The learned table comes back as n×d float32; measured again (posgeo.stress against the
+    corpus's D, and as a learned table through np.save) its σ* is the one the run reported."""
+    table = ours.table("learned")
+    assert table.dtype == np.float32 and table.shape == (ours.to_dict()["n"], SMALL["d_model"])
+    run = next(r for r in ours.runs if r["signal"] == "learned")
+    reported = run["records"][-1]["table"]["scaled_stress"]
+    report = posgeo.analyze(synth, progress=False)
+    assert posgeo.stress(table, report.distances)["scaled_stress"] == pytest.approx(reported, rel=1e-12)
+    np.save(tmp_path / "learned.npy", table)
+    again = posgeo.analyze(synth, d=SMALL["d_model"], learned=str(tmp_path / "learned.npy"), progress=False)
+    assert again["learned"]["scaled_stress"] == pytest.approx(reported, rel=1e-12)
+    with pytest.raises(KeyError, match="no final table of 'sinusoidal'"):
+        ours.table("sinusoidal")
+
+
 def test_progress_and_a_stop(synth):
     told = []
     posgeo.train(synth, signals="nope", progress=lambda stage, f: told.append((stage, f)), **SMALL)

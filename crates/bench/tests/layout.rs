@@ -1,7 +1,7 @@
 //! The layout rules the compiler does not check: no Rust file over 400 lines (functions over
 //! 80 lines are clippy's `too_many_lines`, set in Cargo.toml and clippy.toml), and the two
 //! rules inside a crate — the pipeline does not use its summary, and the page's view does not
-//! use the page's model. The rules between layers are the crates' dependencies (Cargo.toml):
+//! use the page's model — and that JavaScript objects are read by property name in one module. The rules between layers are the crates' dependencies (Cargo.toml):
 //! the core depends on no other member, charts on the core, the page, the command line and the
 //! Python bindings on the core and charts.
 
@@ -64,4 +64,17 @@ fn the_pipeline_does_not_use_its_summary_nor_the_view_the_page_model() {
     assert!(analysis.is_empty(), "analysis imports report: {analysis:?}");
     let view = importing("crates/web/src/view", &["crate::app", "super::app"]);
     assert!(view.is_empty(), "the view imports the page model: {view:?}");
+}
+
+/// JavaScript objects are read and written by property name in one module, `web::js`, whose
+/// `Key`s spell every message property once: no other file calls `js_sys::Reflect`.
+#[test]
+fn only_the_js_module_reads_javascript_objects_by_name() {
+    let outside: Vec<String> = importing("crates", &["Reflect"])
+        .into_iter()
+        .filter(|f| !["crates/web/src/js.rs", "crates/bench/tests/layout.rs"].iter().any(|m| f.ends_with(m)))
+        .collect();
+    assert!(outside.is_empty(), "js_sys::Reflect outside crates/web/src/js.rs: {outside:?}");
+    let js = std::fs::read_to_string(Path::new(ROOT).join("crates/web/src/js.rs")).expect("crates/web/src/js.rs");
+    assert!(js.contains("Reflect::get") && js.contains("pub enum Key"), "the one module does the crossing");
 }

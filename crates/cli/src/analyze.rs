@@ -76,7 +76,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), String> {
         return Err("--model reads the text itself: give the corpus, not --counts".into());
     }
     let model = match &a.model {
-        Some(path) => Some(crate::layers::open(path, a.tokenizer_file.as_deref())?),
+        Some(path) => Some(crate::model::open(path, a.tokenizer_file.as_deref())?),
         None => None,
     };
     let (mut params, mut learned) = with_preset(&a, a.options.0.clone()?)?;
@@ -116,7 +116,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), String> {
     .map_err(err)?;
     analysis.counts_table = name;
     if let Some(m) = &model {
-        crate::layers::run(&mut analysis, &first, &m.model, &bar).map_err(err)?;
+        crate::model::run(&mut analysis, &first, &m.model, &bar).map_err(err)?;
     }
     bar.finish_and_clear();
     let report = analysis.report(a.matrix);

@@ -30,7 +30,7 @@ mod count;
 #[cfg(not(target_arch = "wasm32"))]
 mod input;
 #[cfg(not(target_arch = "wasm32"))]
-mod layers;
+mod model;
 #[cfg(not(target_arch = "wasm32"))]
 mod table_args;
 #[cfg(not(target_arch = "wasm32"))]

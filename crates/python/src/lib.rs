@@ -7,7 +7,7 @@
 //! * [`options::option_table`] — the option tables ([`posgeo::options::ANALYSIS`],
 //!   [`posgeo::options::LEARN`]): names, defaults and help for the keyword arguments;
 //! * [`run::analyze`] / [`run::count`] — a corpus (a path, or an iterator of strings streamed
-//!   in batches as the CLI streams a file) → [`report::PyReport`] / [`report::PyCounts`];
+//!   in batches as the CLI streams a file) → [`report::PyReport`] / [`run::PyCounts`];
 //! * [`measures::stress`] — docs/MATH.md §6–§7's measures of any configuration against any D;
 //! * [`measures::positional_centroids`] — docs/MATH.md §14's centroids of hidden states computed
 //!   anywhere (🤗 transformers' `output_hidden_states`);
@@ -38,7 +38,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(measures::positional_centroids, m)?)?;
     m.add_function(wrap_pyfunction!(learn::train, m)?)?;
     m.add_class::<report::PyReport>()?;
-    m.add_class::<report::PyCounts>()?;
+    m.add_class::<run::PyCounts>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,14 +1,11 @@
-//! The objects a call returns: [`PyReport`] (an analysis: the `--json` report, D, the PMDS
-//! configuration, the verdict and the charts as SVG, drawn by [`posgeo_charts`]) and
-//! [`PyCounts`] (a counts table: saved, loaded, merged and analysed as `posgeo count`,
-//! `merge` and `analyze --counts` do).
+//! What an analysis returns: [`PyReport`] (the `--json` report, D, the PMDS configuration, the
+//! verdict and the charts as SVG, drawn by [`posgeo_charts`]).
 
 use super::errors::{input, to_py};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
 use plotters::prelude::*;
 use posgeo::analysis::Analysis;
-use posgeo::counts::{write_csv, CountsTable, Mode, TableFormat};
 use posgeo::metric::DistanceMatrix;
 use posgeo::points::Points;
 use posgeo::report::Report;
@@ -105,85 +102,5 @@ impl PyReport {
             root.present().map_err(|e| input(format!("drawing failed: {e:?}")))?;
         }
         Ok(s)
-    }
-}
-
-/// A counts table (`posgeo._core.Counts`; the package wraps it as `posgeo.Counts`).
-#[pyclass(name = "Counts", module = "posgeo._core", frozen)]
-pub struct PyCounts {
-    table: CountsTable,
-    mode: Mode,
-}
-
-impl PyCounts {
-    pub fn new(table: CountsTable, mode: Mode) -> Self {
-        PyCounts { table, mode }
-    }
-}
-
-#[pymethods]
-impl PyCounts {
-    /// Reads a table `posgeo count`, DuckDB or Spark wrote (CSV/TSV, gzip, Parquet).
-    #[staticmethod]
-    fn load(path: PathBuf) -> PyResult<PyCounts> {
-        let bytes = super::run::read_file(&path, "counts table")?;
-        let table = posgeo::counts::read_table_bytes(&bytes).map_err(to_py)?;
-        let mode = table.counted_mode();
-        Ok(PyCounts { table, mode })
-    }
-
-    /// The table of consecutive parts of one corpus, in order (`posgeo merge`).
-    #[staticmethod]
-    fn merge(parts: Vec<PyRef<'_, PyCounts>>) -> PyResult<PyCounts> {
-        let mut all: Option<CountsTable> = None;
-        for p in &parts {
-            match all.as_mut() {
-                Some(a) => a.append(p.table.clone()),
-                None => all = Some(p.table.clone()),
-            }
-        }
-        let table = all.ok_or_else(|| input("merge: no table given"))?;
-        let mode = table.counted_mode();
-        Ok(PyCounts { table, mode })
-    }
-
-    /// Writes the table as CSV (gzip when the name ends in `.gz`), as `posgeo count -o` does.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        let shown = path.display().to_string();
-        let file = std::fs::File::create(&path).map_err(|e| input(format!("cannot write {shown}: {e}")))?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        match TableFormat::from_name(&shown) {
-            TableFormat::Csv => write_csv(&self.table, self.mode, &mut out).map_err(to_py),
-            TableFormat::CsvGz => {
-                let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
-                write_csv(&self.table, self.mode, &mut gz).map_err(to_py)?;
-                gz.finish().map(|_| ()).map_err(|e| input(format!("cannot write {shown}: {e}")))
-            }
-        }
-    }
-
-    /// Positions with counts.
-    #[getter]
-    fn positions(&self) -> usize {
-        self.table.positions()
-    }
-
-    /// The counting mode (`condition` or `pad`).
-    #[getter]
-    fn mode(&self) -> &'static str {
-        self.mode.name()
-    }
-
-    /// The table's analysis (`posgeo analyze --counts`).
-    #[pyo3(signature = (options, learned, extra, progress))]
-    fn analyze(
-        &self,
-        py: Python<'_>,
-        options: Option<&Bound<'_, PyDict>>,
-        learned: Vec<(String, Bound<'_, PyAny>)>,
-        extra: Vec<(String, PyReadonlyArray2<'_, f64>)>,
-        progress: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<PyReport> {
-        super::run::analyze_counts(py, (&self.table, self.mode), options, learned, extra, progress)
     }
 }

@@ -1,16 +1,19 @@
 //! `analyze` and `count`: the CLI's `posgeo analyze` and `posgeo count` on a Python corpus, with
 //! the same steps (tokenizer file, model folder, learned tables, layers) and a progress
 //! callback `progress(stage, fraction)` (the package shows it with tqdm); Ctrl-C stops a run.
+//! What `count` returns, [`PyCounts`] (a counts table: saved, loaded, merged and analysed as
+//! `posgeo count`, `merge` and `analyze --counts` do), is here too: its analysis is this
+//! module's.
 
 use super::errors::{input, to_py};
 use super::options::params_from;
-use super::report::{PyCounts, PyReport};
+use super::report::PyReport;
 use super::source::{count_source, Layout};
 use numpy::PyReadonlyArray2;
 use posgeo::analysis::{analyze_table, AnalysisParams, Progress, Stage, EXAMPLE_SEQUENCES};
 use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
-use posgeo::counts::CountsTable;
+use posgeo::counts::{write_csv, CountsTable, Mode, TableFormat};
 use posgeo::learned_tables::Table;
 use posgeo::model::Model;
 use posgeo::points::Points;
@@ -235,4 +238,84 @@ pub fn analyze_counts(
     let mut analysis = reporter.finish(analysis)?;
     posgeo::analysis::extra::add_extra(&mut analysis, extra_points(extra)).map_err(to_py)?;
     Ok(PyReport::new(analysis))
+}
+
+/// A counts table (`posgeo._core.Counts`; the package wraps it as `posgeo.Counts`).
+#[pyclass(name = "Counts", module = "posgeo._core", frozen)]
+pub struct PyCounts {
+    table: CountsTable,
+    mode: Mode,
+}
+
+impl PyCounts {
+    pub fn new(table: CountsTable, mode: Mode) -> Self {
+        PyCounts { table, mode }
+    }
+}
+
+#[pymethods]
+impl PyCounts {
+    /// Reads a table `posgeo count`, DuckDB or Spark wrote (CSV/TSV, gzip, Parquet).
+    #[staticmethod]
+    fn load(path: PathBuf) -> PyResult<PyCounts> {
+        let bytes = read_file(&path, "counts table")?;
+        let table = posgeo::counts::read_table_bytes(&bytes).map_err(to_py)?;
+        let mode = table.counted_mode();
+        Ok(PyCounts { table, mode })
+    }
+
+    /// The table of consecutive parts of one corpus, in order (`posgeo merge`).
+    #[staticmethod]
+    fn merge(parts: Vec<PyRef<'_, PyCounts>>) -> PyResult<PyCounts> {
+        let mut all: Option<CountsTable> = None;
+        for p in &parts {
+            match all.as_mut() {
+                Some(a) => a.append(p.table.clone()),
+                None => all = Some(p.table.clone()),
+            }
+        }
+        let table = all.ok_or_else(|| input("merge: no table given"))?;
+        let mode = table.counted_mode();
+        Ok(PyCounts { table, mode })
+    }
+
+    /// Writes the table as CSV (gzip when the name ends in `.gz`), as `posgeo count -o` does.
+    fn save(&self, path: PathBuf) -> PyResult<()> {
+        let shown = path.display().to_string();
+        let file = std::fs::File::create(&path).map_err(|e| input(format!("cannot write {shown}: {e}")))?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        match TableFormat::from_name(&shown) {
+            TableFormat::Csv => write_csv(&self.table, self.mode, &mut out).map_err(to_py),
+            TableFormat::CsvGz => {
+                let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+                write_csv(&self.table, self.mode, &mut gz).map_err(to_py)?;
+                gz.finish().map(|_| ()).map_err(|e| input(format!("cannot write {shown}: {e}")))
+            }
+        }
+    }
+
+    /// Positions with counts.
+    #[getter]
+    fn positions(&self) -> usize {
+        self.table.positions()
+    }
+
+    /// The counting mode (`condition` or `pad`).
+    #[getter]
+    fn mode(&self) -> &'static str {
+        self.mode.name()
+    }
+
+    /// The table's analysis (`posgeo analyze --counts`).
+    #[pyo3(signature = (options, learned, extra, progress))]
+    fn analyze(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyDict>>,
+        learned: Vec<(String, Bound<'_, PyAny>)>,
+        extra: Vec<(String, PyReadonlyArray2<'_, f64>)>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<PyReport> {
+        analyze_counts(py, (&self.table, self.mode), options, learned, extra, progress)
+    }
 }

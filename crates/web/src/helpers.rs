@@ -120,10 +120,7 @@ async fn started(k: usize) -> Option<Vec<Worker>> {
     if k == 0 {
         return Some(Vec::new());
     }
-    let href = js_sys::Reflect::get(&js_sys::global(), &"location".into())
-        .and_then(|l| js_sys::Reflect::get(&l, &"href".into()))
-        .map(|h| h.as_string());
-    let Ok(Some(href)) = href else {
+    let Some(href) = crate::js::location_href() else {
         failed("this worker has no address to start helper workers from");
         return None;
     };
@@ -163,7 +160,7 @@ async fn started(k: usize) -> Option<Vec<Worker>> {
 /// for any other message.
 pub fn serve_warm(data: &JsValue) -> bool {
     // A page's message without `warm` (a request) is not one: nothing to report.
-    let asked = js_sys::Reflect::get(data, &"warm".into()).is_ok_and(|v| v.is_truthy());
+    let asked = crate::js::get(data, crate::js::Key::Warm).is_some_and(|v| v.is_truthy());
     if asked {
         warm();
     }

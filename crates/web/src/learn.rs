@@ -10,14 +10,14 @@
 //! first worker every worker's runs, `{ learn_summarise: Uint8Array }` (postcard of
 //! [`Summarise`]), and it answers `Done` with the experiment.
 
+use super::js::{self, Key};
 use super::protocol::learn::{self as job, LearnRequest, LearnResponse, Summarise};
 use super::protocol::Files;
-use super::worker::{bytes_of, BlobReader};
+use super::worker::BlobReader;
 use posgeo::error::Frontend;
 use posgeo::learn::Context;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
 /// Posts one answer as postcard bytes in a transferred array.
@@ -27,10 +27,8 @@ fn post(scope: &DedicatedWorkerGlobalScope, r: &LearnResponse) {
         Err(e) => return post(scope, &LearnResponse::Error { id: 0, message: e.message_for(Frontend::Page) }),
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
-    let msg = js_sys::Object::new();
-    if js_sys::Reflect::set(&msg, &"learn".into(), &arr).is_ok() {
-        scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
-    }
+    let msg = js::message(&[(Key::Learn, &arr.clone().into())]);
+    scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
 }
 
 thread_local! {
@@ -41,10 +39,7 @@ thread_local! {
 /// Every worker's runs merged into the experiment, with the context this worker kept; false
 /// when the message is not a summary's.
 fn summarise(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
-    let Some(bytes) = js_sys::Reflect::get(data, &"learn_summarise".into())
-        .ok()
-        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-    else {
+    let Some(bytes) = js::typed::<js_sys::Uint8Array>(data, Key::LearnSummarise) else {
         return false;
     };
     let answer = match Summarise::from_bytes(&bytes.to_vec()) {
@@ -66,7 +61,7 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     if summarise(scope, data) {
         return true;
     }
-    let Some(json) = js_sys::Reflect::get(data, &"learn_request".into()).ok().and_then(|v| v.as_string()) else {
+    let Some(json) = js::text(data, Key::LearnRequest) else {
         return false;
     };
     let req: LearnRequest = match serde_json::from_str(&json) {
@@ -77,13 +72,12 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
         }
     };
     let (bytes, tokenizer, model) =
-        (bytes_of(data, "bytes"), bytes_of(data, "tokenizer_bytes"), bytes_of(data, "model_bytes"));
+        (js::bytes(data, Key::Bytes), js::bytes(data, Key::TokenizerBytes), js::bytes(data, Key::ModelBytes));
     // Fault injection for the end-to-end tests, as the analysis worker's (`web::worker`).
-    let trap = js_sys::Reflect::get(data, &"trap".into()).ok().and_then(|v| v.as_bool()) == Some(true);
-    if trap && bytes.starts_with(b"#posgeo:trap") {
+    if js::flag(data, Key::Trap) && bytes.starts_with(b"#posgeo:trap") {
         core::arch::wasm32::unreachable();
     }
-    let file = js_sys::Reflect::get(data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
+    let file = js::typed::<web_sys::Blob>(data, Key::File);
     let corpus_size = file.as_ref().map_or(0.0, web_sys::Blob::size) as u64;
     let corpus_stream = file.and_then(BlobReader::new).map(|r| Box::new(r) as Box<dyn std::io::Read>);
     let files = Files {

@@ -24,13 +24,15 @@ pub mod helper_io;
 #[cfg(target_arch = "wasm32")]
 pub mod helpers;
 #[cfg(target_arch = "wasm32")]
-pub mod layers;
+pub mod js;
 #[cfg(target_arch = "wasm32")]
 pub mod learn;
 #[cfg(target_arch = "wasm32")]
 pub mod mds;
 #[cfg(target_arch = "wasm32")]
 pub mod measure;
+#[cfg(target_arch = "wasm32")]
+pub mod model_pass;
 #[cfg(target_arch = "wasm32")]
 pub mod smacof;
 #[cfg(target_arch = "wasm32")]

@@ -4,6 +4,7 @@
 //! arrays ([`protocol::Bulk`]). An uploaded corpus arrives as its `File` and is read here in
 //! slices ([`BlobReader`], `FileReaderSync`), so the text never has to fit in memory.
 
+use super::js::{self, Key};
 use super::protocol::{self, Request, Response};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -79,17 +80,13 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: posgeo::error::Re
             }
             let coords = js_sys::Float64Array::from(&bulk.coords[..]);
             let shepard = js_sys::Float32Array::from(&bulk.shepard[..]);
-            let msg = js_sys::Object::new();
-            for (key, value) in [
-                ("json", JsValue::from_str(&json)),
-                ("header", JsValue::from_str(&header)),
-                ("matrix", matrix.clone().into()),
-                ("coords", coords.clone().into()),
-                ("shepard", shepard.clone().into()),
-            ] {
-                // Setting a property of a fresh plain object does not fail.
-                let _ = js_sys::Reflect::set(&msg, &key.into(), &value);
-            }
+            let msg = crate::js::message(&[
+                (Key::Json, &JsValue::from_str(&json)),
+                (Key::Header, &JsValue::from_str(&header)),
+                (Key::Matrix, &matrix.clone().into()),
+                (Key::Coords, &coords.clone().into()),
+                (Key::Shepard, &shepard.clone().into()),
+            ]);
             let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
             if let Err(e) = scope.post_message_with_transfer(&msg, &transfer) {
                 let message = format!("the results could not be sent to the page: {e:?}");
@@ -98,15 +95,6 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: posgeo::error::Re
         }
         Err(e) => post(scope, &protocol::error_response(id, &e)),
     }
-}
-
-/// The bytes of `key` in a page's message (empty when absent: the request names no such input).
-pub(crate) fn bytes_of(data: &JsValue, key: &str) -> Vec<u8> {
-    js_sys::Reflect::get(data, &key.into())
-        .ok()
-        .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-        .map(|a| a.to_vec())
-        .unwrap_or_default()
 }
 
 /// What a request brought: its bytes, learned table, tokenizer and uploaded file.
@@ -260,7 +248,7 @@ async fn complete(
         let layer_progress: Rc<dyn Fn(f64)> = Rc::new(move |f: f64| {
             post(&to, &Response::Progress { id, stage: posgeo::analysis::Stage::Layers, fraction: f });
         });
-        pending.layer_sums = super::layers::run(&l.plan, model, layer_progress).await;
+        pending.layer_sums = super::model_pass::run(&l.plan, model, layer_progress).await;
     }
     // The layers' helpers failed: the estimate once more, with their failure.
     let failures = super::helpers::take_failures();
@@ -308,9 +296,9 @@ pub fn start() {
         if served {
             return;
         }
-        let request = js_sys::Reflect::get(&data, &"request".into()).ok().and_then(|v| v.as_string());
+        let request = js::text(&data, Key::Request);
         let (bytes, learned, tokenizer) =
-            (bytes_of(&data, "bytes"), bytes_of(&data, "learned_bytes"), bytes_of(&data, "tokenizer_bytes"));
+            (js::bytes(&data, Key::Bytes), js::bytes(&data, Key::LearnedBytes), js::bytes(&data, Key::TokenizerBytes));
         let req: Request = match request.as_deref().map(serde_json::from_str) {
             Some(Ok(r)) => r,
             _ => {
@@ -320,12 +308,11 @@ pub fn start() {
         };
         // The end-to-end tests' worker death: only a page whose root element carries
         // `data-faults="1"` (set by the test) asks for it, with a corpus that starts so.
-        let trap = js_sys::Reflect::get(&data, &"trap".into()).ok().and_then(|v| v.as_bool()) == Some(true);
-        if trap && bytes.starts_with(b"#posgeo:trap") {
+        if js::flag(&data, Key::Trap) && bytes.starts_with(b"#posgeo:trap") {
             core::arch::wasm32::unreachable();
         }
-        let file = js_sys::Reflect::get(&data, &"file".into()).ok().and_then(|v| v.dyn_into::<web_sys::Blob>().ok());
-        let inputs = Inputs { bytes, learned, tokenizer, model: bytes_of(&data, "model_bytes"), file };
+        let file = js::typed::<web_sys::Blob>(&data, Key::File);
+        let inputs = Inputs { bytes, learned, tokenizer, model: js::bytes(&data, Key::ModelBytes), file };
         // Requests run one after another, in order: a run may wait for helpers, and a request
         // arriving meanwhile (a live update) needs the geometry that run keeps.
         let idle = queue.borrow().is_empty();

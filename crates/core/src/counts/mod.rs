@@ -28,6 +28,7 @@ mod pairs;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
 mod positions;
+mod reader;
 mod stream;
 mod table;
 mod tally;

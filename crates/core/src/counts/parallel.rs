@@ -15,8 +15,8 @@
 //! The result is the table one reader gives, byte for byte (tested in `counts`).
 
 use super::positions::{count_range, tokens_at, Tokens};
+use super::reader::Reader;
 use super::table::{join_lows, CountsTable};
-use super::tally::Reader;
 use crate::corpus::tokenize::Tokenizer;
 
 /// Corpora with at least this many sequences per thread are split between threads.

@@ -75,6 +75,12 @@ fn a_seed_fixes_every_bit() {
     let two = train::run(&ctx, Signal::Learned, 1, None, &mut |_| true).unwrap();
     assert_eq!(one, two);
     assert_eq!(one.table, two.table);
+    // The final table travels with the run (the page's and the CLI's exports), bit for bit.
+    assert_eq!(one.table.as_ref().map(Vec::len), Some(ctx.data.n * ctx.params.d_model));
+    let back: train::Run = serde_json::from_str(&serde_json::to_string(&one).unwrap()).unwrap();
+    assert_eq!(back, one);
+    let fixed = train::run(&ctx, Signal::Pmds, 1, None, &mut |_| true).unwrap();
+    assert_eq!(fixed.table, None, "a fixed table is not carried");
     let other = train::run(&ctx, Signal::Learned, 2, None, &mut |_| true).unwrap();
     assert_ne!(one.train_loss, other.train_loss);
     assert_eq!(one.records.iter().map(|r| r.step).collect::<Vec<_>>(), [0, 2, 4, 6]);

@@ -58,8 +58,9 @@ pub struct Run {
     pub lr: Vec<f64>,
     /// Why the run stopped before its last step.
     pub error: Option<String>,
-    /// The final position table (n×d, row-major) of additive signals.
-    #[serde(skip)]
+    /// The final position table (n×d, row-major) of a trainable signal (`learned`,
+    /// `learned_pmds`); none for the others, whose tables do not change.
+    #[serde(default)]
     pub table: Option<Vec<f32>>,
 }
 
@@ -201,6 +202,8 @@ pub fn run(
             progress(Tick::Recorded(&run));
         }
     }
-    run.table = net.table()?;
+    if trainable {
+        run.table = net.table()?;
+    }
     Ok(run)
 }

@@ -16,6 +16,8 @@
 //! mentions "pos". Integer buffers such as BERT's `embeddings.position_ids` are never
 //! candidates. When the choice is still open, the message lists only the candidates.
 //!
+//! [`npy`] and [`safetensors`] write tables in the first two formats.
+//!
 //! Values are widened to f64; rows beyond the corpus's n are ignored later by
 //! [`crate::encodings::learned`], which also checks shape and finiteness.
 
@@ -23,8 +25,10 @@ use crate::error::{PosgeoError, Result};
 
 mod npy;
 pub(crate) mod st;
+mod write;
 
 pub use st::{header_matrices, safetensors_matrices};
+pub use write::{npy, safetensors, NamedTable};
 
 /// A table as rows of equal length.
 pub type Table = Vec<Vec<f64>>;

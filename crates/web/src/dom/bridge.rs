@@ -3,6 +3,7 @@
 
 use super::{now, runtime};
 use crate::app::{CorpusData, Job, Msg};
+use crate::js::{self, Key};
 use crate::protocol::{Bulk, Response};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -40,17 +41,14 @@ pub fn restart() {
 /// Asks the worker, if it is up, to start its helper workers now (`{ warm: true }`).
 pub fn warm() {
     let Some(Some(w)) = runtime::with(|rt| rt.worker.clone()) else { return };
-    let msg = js_sys::Object::new();
-    if js_sys::Reflect::set(&msg, &"warm".into(), &JsValue::TRUE).is_ok() {
-        w.post_message(&msg).ok();
-    }
+    w.post_message(&js::message(&[(Key::Warm, &JsValue::TRUE)])).ok();
 }
 
 /// A worker message: a JSON string, or a `Done` with its bulky numbers beside it.
 fn received(data: &JsValue) {
     let (json, bulk) = match data.as_string() {
         Some(s) => (s, None),
-        None => match js_sys::Reflect::get(data, &"json".into()).ok().and_then(|v| v.as_string()) {
+        None => match js::text(data, Key::Json) {
             Some(s) => (s, Some(bulk_of(data))),
             None => return,
         },
@@ -77,26 +75,19 @@ fn received(data: &JsValue) {
 
 /// The typed arrays transferred beside a `Done` (missing ones are left empty).
 fn bulk_of(data: &JsValue) -> Bulk {
-    let get = |key: &str| js_sys::Reflect::get(data, &key.into()).ok();
-    let f64s = |key: &str| get(key).and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok()).map(|a| a.to_vec());
-    let header = get("header").and_then(|v| v.as_string()).and_then(|h| serde_json::from_str(&h).ok());
+    let header = js::text(data, Key::Header).and_then(|h| serde_json::from_str(&h).ok());
     Bulk {
         header: header.unwrap_or_default(),
         matrix: Vec::new(), // see restore_matrix
-        coords: f64s("coords").unwrap_or_default(),
-        shepard: get("shepard")
-            .and_then(|v| v.dyn_into::<js_sys::Float32Array>().ok())
-            .map(|a| a.to_vec())
-            .unwrap_or_default(),
+        coords: js::typed::<js_sys::Float64Array>(data, Key::Coords).map(|a| a.to_vec()).unwrap_or_default(),
+        shepard: js::typed::<js_sys::Float32Array>(data, Key::Shepard).map(|a| a.to_vec()).unwrap_or_default(),
     }
 }
 
 /// Puts the transferred distance matrix into the report row by row, straight from the typed
 /// array: a flat copy beside the rows would double the tab's largest array (134 MB at n = 4096).
 fn restore_matrix(data: &JsValue, payload: &mut crate::protocol::Payload) {
-    let Some(arr) =
-        js_sys::Reflect::get(data, &"matrix".into()).ok().and_then(|v| v.dyn_into::<js_sys::Float64Array>().ok())
-    else {
+    let Some(arr) = js::typed::<js_sys::Float64Array>(data, Key::Matrix) else {
         return;
     };
     let n = payload.report.n;
@@ -126,30 +117,38 @@ pub fn post(job: &Job) {
         return;
     };
     let Some(worker) = worker else { return };
-    let msg = js_sys::Object::new();
-    let json = serde_json::to_string(&job.request).unwrap_or_default();
-    js_sys::Reflect::set(&msg, &"request".into(), &JsValue::from_str(&json)).ok();
-    match (&job.corpus, corpus) {
-        (CorpusData::Text(t), _) => {
-            js_sys::Reflect::set(&msg, &"bytes".into(), &js_sys::Uint8Array::from(t.as_bytes())).ok();
-        }
-        // The file itself: the worker reads it in slices (structured clone copies no data).
-        (CorpusData::File, Some(file)) => {
-            js_sys::Reflect::set(&msg, &"file".into(), &file).ok();
-        }
+    let json = JsValue::from_str(&serde_json::to_string(&job.request).unwrap_or_default());
+    let files = [
+        (job.learned, Key::LearnedBytes, learned),
+        (job.tokenizer, Key::TokenizerBytes, tokenizer),
+        (job.model, Key::ModelBytes, model),
+    ];
+    worker.post_message(&inputs((Key::Request, json), &job.corpus, corpus, files)).ok();
+}
+
+/// A job's message: `first` (the request), the corpus (`bytes`, or the `file` itself: the
+/// worker reads it in slices, and a structured clone copies no data), each input file asked
+/// for, and `trap` when the end-to-end tests asked for faults.
+pub(super) fn inputs<const K: usize>(
+    first: (Key, JsValue),
+    corpus: &CorpusData,
+    file: Option<web_sys::File>,
+    files: [(bool, Key, Option<js_sys::Uint8Array>); K],
+) -> js_sys::Object {
+    let mut entries: Vec<(Key, JsValue)> = vec![first];
+    match (corpus, file) {
+        (CorpusData::Text(t), _) => entries.push((Key::Bytes, js_sys::Uint8Array::from(t.as_bytes()).into())),
+        (CorpusData::File, Some(file)) => entries.push((Key::File, file.into())),
         _ => {}
     }
-    if let (true, Some(b)) = (job.learned, learned) {
-        js_sys::Reflect::set(&msg, &"learned_bytes".into(), &b).ok();
-    }
-    if let (true, Some(b)) = (job.tokenizer, tokenizer) {
-        js_sys::Reflect::set(&msg, &"tokenizer_bytes".into(), &b).ok();
-    }
-    if let (true, Some(b)) = (job.model, model) {
-        js_sys::Reflect::set(&msg, &"model_bytes".into(), &b).ok();
+    for (asked, key, bytes) in files {
+        if let (true, Some(b)) = (asked, bytes) {
+            entries.push((key, b.into()));
+        }
     }
     if faults_asked() {
-        js_sys::Reflect::set(&msg, &"trap".into(), &JsValue::TRUE).ok();
+        entries.push((Key::Trap, JsValue::TRUE));
     }
-    worker.post_message(&msg).ok();
+    let entries: Vec<(Key, &JsValue)> = entries.iter().map(|(k, v)| (*k, v)).collect();
+    js::message(&entries)
 }

@@ -31,23 +31,7 @@ async fn fetch_counted(url: &str, progress: &mut dyn FnMut(f64)) -> Option<Vec<j
     if !response.ok() {
         return None;
     }
-    let body = js_sys::Reflect::get(&response, &"body".into()).ok()?;
-    let get_reader: js_sys::Function = js_sys::Reflect::get(&body, &"getReader".into()).ok()?.dyn_into().ok()?;
-    let reader = get_reader.call0(&body).ok()?;
-    let read: js_sys::Function = js_sys::Reflect::get(&reader, &"read".into()).ok()?.dyn_into().ok()?;
-    let mut chunks = Vec::new();
-    let mut got = 0.0;
-    loop {
-        let promise: js_sys::Promise = read.call0(&reader).ok()?.dyn_into().ok()?;
-        let step = JsFuture::from(promise).await.ok()?;
-        if js_sys::Reflect::get(&step, &"done".into()).ok()?.is_truthy() {
-            return Some(chunks);
-        }
-        let value: js_sys::Uint8Array = js_sys::Reflect::get(&step, &"value".into()).ok()?.dyn_into().ok()?;
-        got += f64::from(value.length());
-        progress(got);
-        chunks.push(value);
-    }
+    crate::js::read_body(&response, progress).await
 }
 
 /// One file's bundle entry: its name's length, name and size, then its chunks.

@@ -9,7 +9,7 @@ use super::{download as offer, download_url, make, now, on, runtime};
 use crate::app::learn::{LearnChart, LearnData, LearnEffect, LearnExport, LearnMsg};
 use crate::app::Msg;
 use crate::view::export::ImageFormat;
-use crate::view::learn::{draw_on, finding, rows};
+use crate::view::learn::{draw_on, finding, rows, LearnRow};
 use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, EventTarget, HtmlCanvasElement};
@@ -34,7 +34,8 @@ pub struct LearnEls {
     pub claims: Element,
     /// `#chart-learn-*`.
     pub charts: Vec<(LearnChart, HtmlCanvasElement)>,
-    /// The download buttons (`button[data-learn-chart]`, `#export-learn-csv`).
+    /// The download buttons (`button[data-learn-chart]`, `#export-learn-csv`,
+    /// `#export-learn-tables`).
     pub buttons: Vec<(LearnExport, Element)>,
 }
 
@@ -49,7 +50,10 @@ impl LearnEls {
                 Ok((k, canvas))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let mut buttons = vec![(LearnExport::Csv, by_id(d, "export-learn-csv")?)];
+        let mut buttons = vec![
+            (LearnExport::Csv, by_id(d, "export-learn-csv")?),
+            (LearnExport::Tables, by_id(d, "export-learn-tables")?),
+        ];
         let found = d.query_selector_all("button[data-learn-chart]").map_err(|_| "button[data-learn-chart]")?;
         for b in (0..found.length()).filter_map(|k| found.item(k)?.dyn_into::<Element>().ok()) {
             let name = b.get_attribute("data-learn-chart").unwrap_or_default();
@@ -147,12 +151,39 @@ fn render(l: &LearnEls) {
         if let Some(td) = make("td", &row.seeds) {
             tr.append_child(&td).ok();
         }
+        if let Some(td) = table_cell(&row) {
+            tr.append_child(&td).ok();
+        }
         l.table_body.append_child(&tr).ok();
     }
     let (text, rho) = finding(&e);
     l.finding.set_text_content(Some(&text));
     l.finding.set_attribute("data-rho", &rho).ok();
     super::render::claim_items(&l.claims, &posgeo::learn::claims::claims(&e));
+}
+
+/// A row's download cell: a `.npy` button per seed with a final table (`data-learn-npy`,
+/// `data-seed`; one listener on the table body handles them), else a dash.
+fn table_cell(row: &LearnRow) -> Option<Element> {
+    let td = make("td", if row.tables.is_empty() { "—" } else { "" })?;
+    for &seed in &row.tables {
+        let label = if row.tables.len() > 1 { format!(".npy (seed {seed})") } else { ".npy".to_string() };
+        let b = make("button", &label)?;
+        b.set_attribute("type", "button").ok();
+        b.set_attribute("data-learn-npy", &row.signal).ok();
+        b.set_attribute("data-seed", &seed.to_string()).ok();
+        b.set_attribute("aria-label", &format!("download the final {} table of seed {seed} as .npy", row.signal)).ok();
+        td.append_child(&b).ok();
+    }
+    Some(td)
+}
+
+/// The export a click in the results table asks for, if it hit a `.npy` button.
+fn table_export(e: &Event) -> Option<LearnExport> {
+    let hit: Element = e.target()?.dyn_into().ok()?;
+    let b = hit.closest("button[data-learn-npy]").ok()??;
+    let signal = posgeo::learn::Signal::parse(&b.get_attribute("data-learn-npy")?)?;
+    Some(LearnExport::Table(signal, b.get_attribute("data-seed")?.parse().ok()?))
 }
 
 /// Every chart of the panel, from what the page model shows.
@@ -175,7 +206,7 @@ fn download(l: &LearnEls, export: LearnExport) {
     let Some(d) = shown() else { return };
     let canvas = match export {
         LearnExport::Chart(kind, _) => l.charts.iter().find(|(k, _)| *k == kind).map(|(_, c)| c.clone()),
-        LearnExport::Csv => None,
+        LearnExport::Csv | LearnExport::Table(..) | LearnExport::Tables => None,
     };
     let size = canvas.as_ref().map_or((640, 400), nominal);
     match export.file(&d, size) {
@@ -190,7 +221,7 @@ fn download(l: &LearnEls, export: LearnExport) {
 }
 
 /// The panel's listeners: Train (the whole form: the corpus and analysis options too),
-/// Cancel, the downloads.
+/// Cancel, the downloads (the rows' `.npy` buttons through the table body).
 pub fn wire(l: &LearnEls) {
     let target = |e: &Element| -> EventTarget { e.clone().into() };
     on(&target(&l.run), "click", |_: Event| {
@@ -198,6 +229,11 @@ pub fn wire(l: &LearnEls) {
         dispatch(LearnMsg::Train { form: super::controls::read_form(), at: now(), cores });
     });
     on(&target(&l.cancel), "click", |_: Event| dispatch(LearnMsg::Cancel));
+    on(&target(&l.table_body), "click", |e: Event| {
+        if let Some(export) = table_export(&e) {
+            dispatch(LearnMsg::Export(export));
+        }
+    });
     for (export, b) in &l.buttons {
         let export = *export;
         on(&target(b), "click", move |_: Event| dispatch(LearnMsg::Export(export)));

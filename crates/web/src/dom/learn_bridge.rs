@@ -5,7 +5,8 @@
 
 use super::{now, runtime};
 use crate::app::learn::{LearnJob, LearnMsg};
-use crate::app::{CorpusData, Msg};
+use crate::app::Msg;
+use crate::js::{self, Key};
 use crate::protocol::learn::{LearnResponse, Summarise};
 use crate::protocol::Response;
 use std::cell::Cell;
@@ -90,9 +91,7 @@ fn received(worker: usize, data: &JsValue) {
         }
         return;
     }
-    let Some(bytes) =
-        js_sys::Reflect::get(data, &"learn".into()).ok().and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-    else {
+    let Some(bytes) = js::typed::<js_sys::Uint8Array>(data, Key::Learn) else {
         return;
     };
     // An answer that cannot be read ends the training with a message (id 0: the current one).
@@ -117,10 +116,8 @@ pub fn summarise(k: usize, s: &Summarise) {
         }
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
-    let msg = js_sys::Object::new();
-    if js_sys::Reflect::set(&msg, &"learn_summarise".into(), &arr).is_ok() {
-        worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
-    }
+    let msg = js::message(&[(Key::LearnSummarise, &arr.clone().into())]);
+    worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
 }
 
 /// Posts a training (or worker k's part of one): `{ learn_request, bytes | file,
@@ -132,28 +129,7 @@ pub fn post(k: usize, job: &LearnJob) {
         return;
     };
     let Some(worker) = worker(k) else { return };
-    let msg = js_sys::Object::new();
-    let set = |key: &str, value: &JsValue| js_sys::Reflect::set(&msg, &key.into(), value).ok();
-    let json = serde_json::to_string(&job.request).unwrap_or_default();
-    set("learn_request", &JsValue::from_str(&json));
-    match (&job.corpus, file) {
-        (CorpusData::Text(t), _) => {
-            set("bytes", &js_sys::Uint8Array::from(t.as_bytes()).into());
-        }
-        // The file itself: the worker reads it in slices.
-        (CorpusData::File, Some(file)) => {
-            set("file", &file.into());
-        }
-        _ => {}
-    }
-    if let (true, Some(b)) = (job.tokenizer, tokenizer) {
-        set("tokenizer_bytes", &b.into());
-    }
-    if let (true, Some(b)) = (job.model, model) {
-        set("model_bytes", &b.into());
-    }
-    if super::bridge::faults_asked() {
-        set("trap", &JsValue::TRUE);
-    }
-    worker.post_message(&msg).ok();
+    let json = JsValue::from_str(&serde_json::to_string(&job.request).unwrap_or_default());
+    let files = [(job.tokenizer, Key::TokenizerBytes, tokenizer), (job.model, Key::ModelBytes, model)];
+    worker.post_message(&super::bridge::inputs((Key::LearnRequest, json), &job.corpus, file, files)).ok();
 }

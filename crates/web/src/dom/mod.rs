@@ -138,7 +138,7 @@ fn query_pairs() -> Vec<(String, String)> {
 fn register_service_worker() {
     let Some(window) = web_sys::window() else { return };
     let navigator = window.navigator();
-    if !window.is_secure_context() || !js_sys::Reflect::has(&navigator, &"serviceWorker".into()).unwrap_or(false) {
+    if !window.is_secure_context() || !crate::js::has_service_worker(&navigator) {
         return;
     }
     // A rejection (e.g. a host that refuses the script) only costs offline use.

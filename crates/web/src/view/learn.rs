@@ -6,7 +6,8 @@
 use super::export::{Download, ImageFormat};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use posgeo::learn::{Experiment, Record, Run};
+use posgeo::learn::{Experiment, Record, Run, Signal};
+use posgeo::learned_tables::{self, NamedTable};
 use posgeo::report::fmt_number;
 use posgeo_charts::{self as charts, Frame};
 use std::rc::Rc;
@@ -121,6 +122,8 @@ pub struct LearnCell {
 /// One signal's row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LearnRow {
+    /// The signal.
+    pub id: Signal,
     /// The signal's name (`data-signal`).
     pub signal: String,
     /// Its colour in every chart (CSS).
@@ -129,6 +132,8 @@ pub struct LearnRow {
     pub seeds: String,
     /// The metric cells.
     pub cells: Vec<LearnCell>,
+    /// The seeds whose final table can be downloaded (trainable signals only).
+    pub tables: Vec<u64>,
 }
 
 /// A number's `data-value`: shortest text that reads back to the same bits, or `null`.
@@ -149,7 +154,10 @@ pub fn rows(e: &Experiment) -> Vec<LearnRow> {
                 .collect();
             let [lo, hi] = s.held_loss_range;
             let seeds = if s.seeds > 1 { format!("{} ({:.4}–{:.4})", s.seeds, lo, hi) } else { s.seeds.to_string() };
+            let tables = e.runs.iter().filter(|r| r.signal == s.signal && r.table.is_some()).map(|r| r.seed).collect();
             LearnRow {
+                id: s.signal,
+                tables,
                 signal: s.signal.name().to_string(),
                 color: charts::palette::css_of(s.signal.name()),
                 seeds,
@@ -221,6 +229,10 @@ pub enum LearnExport {
     Csv,
     /// A chart.
     Chart(LearnChart, ImageFormat),
+    /// A trainable signal's final table of one seed as `.npy` (a row's download).
+    Table(Signal, u64),
+    /// Every final trainable table in one safetensors file (`#export-learn-tables`).
+    Tables,
 }
 
 impl LearnExport {
@@ -230,6 +242,8 @@ impl LearnExport {
             LearnExport::Csv => "posgeo-learn.csv".into(),
             LearnExport::Chart(k, ImageFormat::Png) => format!("posgeo-{}.png", k.name()),
             LearnExport::Chart(k, ImageFormat::Svg) => format!("posgeo-{}.svg", k.name()),
+            LearnExport::Table(signal, seed) => format!("posgeo-{}-seed{seed}.npy", signal.name()),
+            LearnExport::Tables => "posgeo-learned-tables.safetensors".into(),
         }
     }
 
@@ -240,6 +254,13 @@ impl LearnExport {
                 Some(e) => ("text/csv", csv(&e.runs).into_bytes()),
                 None => return Some(Err("nothing trained yet: press Train first".into())),
             },
+            LearnExport::Table(..) | LearnExport::Tables => match &d.experiment {
+                Some(e) => match tables_file(self, e) {
+                    Ok(bytes) => ("application/octet-stream", bytes),
+                    Err(e) => return Some(Err(e)),
+                },
+                None => return Some(Err("nothing trained yet: press Train first".into())),
+            },
             LearnExport::Chart(_, ImageFormat::Png) => return None,
             LearnExport::Chart(kind, ImageFormat::Svg) => match svg(kind, d, size) {
                 Ok(s) => ("image/svg+xml", s.into_bytes()),
@@ -248,6 +269,35 @@ impl LearnExport {
         };
         Some(Ok(Download { name: self.file_name(), mime, bytes }))
     }
+}
+
+/// The `.npy` of one run's final table, or the safetensors file of every run's (tensors named
+/// `SIGNAL.seedSEED`, n×d F32), for the reader of learned tables to measure again.
+fn tables_file(export: LearnExport, e: &Experiment) -> Result<Vec<u8>, String> {
+    let named: Vec<(String, &[f32])> = e
+        .runs
+        .iter()
+        .filter(|r| match export {
+            LearnExport::Table(signal, seed) => r.signal == signal && r.seed == seed,
+            _ => true,
+        })
+        .filter_map(|r| Some((format!("{}.seed{}", r.signal.name(), r.seed), r.table.as_deref()?)))
+        .collect();
+    if named.is_empty() {
+        return Err("no learned table to export: add learned or learned_pmds to the signals and train".into());
+    }
+    let (n, d) = (e.n, e.params.d_model);
+    let tables: Vec<NamedTable<'_>> =
+        named.iter().map(|(name, data)| NamedTable { name, rows: n, cols: d, data }).collect();
+    let done = match export {
+        LearnExport::Table(..) => learned_tables::npy(&tables[0]),
+        _ => {
+            let meta =
+                [("format", "posgeo learned position tables".to_string()), ("steps", e.params.steps.to_string())];
+            learned_tables::safetensors(&tables, meta.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+        }
+    };
+    done.map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -188,23 +188,7 @@ pub fn byte_level_chunks(seq: &str) -> impl Iterator<Item = &str> {
     let visible = move |i: usize| {
         seq.get(i + 1..).and_then(|s| s.chars().next()).is_some_and(|c| c.is_ascii_graphic() || c.is_alphanumeric())
     };
-    cut_before_spaces(seq, visible)
-}
-
-/// `seq` cut before each space at a byte i > 0 for which `cut(i)` holds, the space kept with
-/// what follows; no chunk is empty.
-pub(super) fn cut_before_spaces(seq: &str, cut: impl Fn(usize) -> bool) -> impl Iterator<Item = &str> {
-    let b = seq.as_bytes();
-    let mut cuts = memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && cut(i));
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        (start < b.len()).then(|| {
-            let end = cuts.next().unwrap_or(b.len());
-            let chunk = &seq[start..end];
-            start = end;
-            chunk
-        })
-    })
+    super::cut_before_spaces(seq, visible)
 }
 
 /// What the chunking tests share: random texts, and the check that chunks give the whole

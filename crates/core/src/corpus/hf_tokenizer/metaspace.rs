@@ -118,7 +118,7 @@ pub fn normaliser_keeps_the_cut(t: &tokenizers::Tokenizer) -> bool {
 /// is empty.
 pub fn chunks(seq: &str) -> impl Iterator<Item = &str> {
     let visible = |i: usize| seq.as_bytes().get(i).is_some_and(u8::is_ascii_graphic);
-    super::chunks::cut_before_spaces(seq, move |i| visible(i - 1) && visible(i + 1))
+    super::cut_before_spaces(seq, move |i| visible(i - 1) && visible(i + 1))
 }
 
 #[cfg(test)]

@@ -231,6 +231,22 @@ impl ModelTokenizer {
     }
 }
 
+/// `seq` cut before each space at a byte i > 0 for which `cut(i)` holds, the space kept with
+/// what follows; no chunk is empty. Both [`chunks`] and [`metaspace`] cut this way.
+fn cut_before_spaces(seq: &str, cut: impl Fn(usize) -> bool) -> impl Iterator<Item = &str> {
+    let b = seq.as_bytes();
+    let mut cuts = memchr::memchr_iter(b' ', b).filter(move |&i| i > 0 && cut(i));
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        (start < b.len()).then(|| {
+            let end = cuts.next().unwrap_or(b.len());
+            let chunk = &seq[start..end];
+            start = end;
+            chunk
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -120,6 +120,33 @@ fn exports_are_the_csv_and_the_charts() {
     assert!(LearnExport::Csv.file(&LearnData::default(), (640, 400)).unwrap().is_err());
 }
 
+/// The learned tables download as `.npy` (one run's) and safetensors (every run's); the reader
+/// of learned tables gets the final tables back exactly.
+#[test]
+fn learned_tables_export_as_npy_and_safetensors() {
+    let e = experiment();
+    let d = data(&e);
+    let rows = rows(&e);
+    let trained: Vec<&Run> = e.runs.iter().filter(|r| r.signal == Signal::Learned).collect();
+    assert_eq!(rows[2].tables, trained.iter().map(|r| r.seed).collect::<Vec<_>>());
+    assert!(rows[0].tables.is_empty() && rows[1].tables.is_empty(), "fixed signals have nothing to download");
+    let as_rows = |t: &[f32]| -> Vec<Vec<f64>> { t.chunks(8).map(|r| r.iter().map(|&v| v as f64).collect()).collect() };
+    let both = LearnExport::Tables.file(&d, (640, 400)).unwrap().unwrap();
+    assert_eq!(both.name, "posgeo-learned-tables.safetensors");
+    for run in &trained {
+        let want = as_rows(run.table.as_deref().unwrap());
+        assert_eq!(want.len(), e.n);
+        let one = LearnExport::Table(Signal::Learned, run.seed).file(&d, (640, 400)).unwrap().unwrap();
+        assert_eq!(one.name, format!("posgeo-learned-seed{}.npy", run.seed));
+        assert_eq!(posgeo::learned_tables::read_table(&one.bytes, None).unwrap(), want);
+        let name = format!("learned.seed{}", run.seed);
+        assert_eq!(posgeo::learned_tables::read_table(&both.bytes, Some(&name)).unwrap(), want);
+    }
+    let none = LearnExport::Table(Signal::Sinusoidal, 1).file(&d, (640, 400)).unwrap().unwrap_err();
+    assert!(none.contains("no learned table"), "{none}");
+    assert!(LearnExport::Tables.file(&LearnData::default(), (640, 400)).unwrap().is_err());
+}
+
 /// Every signal has a colour of its own (learned and learned_pmds too).
 #[test]
 fn each_signal_has_its_own_colour() {
