@@ -1,9 +1,9 @@
 //! What an analysis returns: [`PyReport`] (the `--json` report, D, the PMDS configuration, the
 //! verdict and the charts as SVG, drawn by [`posgeo_charts`]).
 
-use super::errors::{input, to_py};
+use super::errors::input;
 use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
+use numpy::{IntoPyArray, PyArray2};
 use plotters::prelude::*;
 use posgeo::analysis::Analysis;
 use posgeo::metric::DistanceMatrix;
@@ -11,8 +11,6 @@ use posgeo::points::Points;
 use posgeo::report::Report;
 use posgeo_charts::{self as charts, LayerCurves};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use std::path::PathBuf;
 
 /// A finished analysis (`posgeo._core.Report`; the package wraps it as `posgeo.Report`).
 #[pyclass(name = "Report", module = "posgeo._core", frozen)]

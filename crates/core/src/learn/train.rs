@@ -60,8 +60,23 @@ pub struct Run {
     pub error: Option<String>,
     /// The final position table (n×d, row-major) of a trainable signal (`learned`,
     /// `learned_pmds`); none for the others, whose tables do not change.
-    #[serde(default)]
+    #[serde(default, with = "widened")]
     pub table: Option<Vec<f32>>,
+}
+
+/// f32 values written as the f64 numbers they are exactly, so that a run serialised directly
+/// and one serialised through `serde_json::Value` (the CLI's `--json` with its claims) print
+/// the same digits.
+mod widened {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<Vec<f32>>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().map(|t| t.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f32>>, D::Error> {
+        Ok(Option::<Vec<f64>>::deserialize(d)?.map(|t| t.into_iter().map(|x| x as f32).collect()))
+    }
 }
 
 /// What a dump of a run needs besides its [`Run`]: the initial weights and every batch.
