@@ -37,10 +37,20 @@ cargo fmt --check
 export RUSTC_WORKSPACE_WRAPPER
 RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
-step "native tests, every member linted by clippy"
+step "native build, every member linted by clippy"
 # --workspace brings the Python bindings into the feature resolution, so the dependencies built
 # here are the ones the extension below needs; --all-targets adds the benchmarks (each run once,
 # divan's test mode) and the examples.
+cargo test --workspace --all-targets --no-run
+# The site builds while the native tests run and the Python package builds: the tests spend much
+# of their time in one thread (the Python references), and the two builds use their own target
+# directories. The shipped site is built by rustc alone (clippy-driver turns MIR optimisations
+# off); its output is shown when it is waited for.
+SITE_LOG=target/site-build.log
+env -u RUSTC_WORKSPACE_WRAPPER trunk --skip-version-check build --release > "$SITE_LOG" 2>&1 &
+SITE=$!
+trap 'kill "$SITE" 2>/dev/null || true' EXIT
+step "native tests (the site builds meanwhile)"
 cargo test --workspace --all-targets
 step "Python package: pip install . into .venv, then pytest (tests/python/)"
 # The dev profile: the extension reuses the dependencies `cargo test` just built (a release
@@ -49,9 +59,13 @@ step "Python package: pip install . into .venv, then pytest (tests/python/)"
 PATH="$PWD/.venv/bin:$PATH" MATURIN_PEP517_ARGS="--profile dev" \
   .venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall .
 POSGEO_BIN="$PWD/target/debug/posgeo" .venv/bin/python -m pytest -q tests/python
-# The shipped site is built by rustc alone (clippy-driver turns MIR optimisations off).
-step "site build (trunk build --release)"
-env -u RUSTC_WORKSPACE_WRAPPER trunk --skip-version-check build --release
+step "site build (trunk build --release): the rest of it"
+if ! wait "$SITE"; then
+  cat "$SITE_LOG"
+  echo "the site build failed (above)" >&2
+  exit 1
+fi
+tail -n 3 "$SITE_LOG"
 # The site's profile, so the dependencies come from the site build just made; the core, charts
 # and web crates are linted for wasm32 as they compile.
 step "wasm tests in headless Chromium, linted by clippy for wasm32"

@@ -35,6 +35,18 @@ pub struct TrainArgs {
     claims: bool,
 }
 
+/// With several runs and several threads, the runs go side by side on rayon's threads and each
+/// run's matrix products stay on its own thread: candle reads `RAYON_NUM_THREADS` at every
+/// product, and its products split over threads while other runs hold them wait on each other
+/// (two runs side by side took 2.9× one run's time; one thread each, about 1×). rayon's pool is
+/// built first, with every thread. The numbers do not change: a product's threads split its
+/// output, not its sums.
+fn one_thread_per_run(ctx: &learn::Context) {
+    if learn::jobs(ctx).len() > 1 && posgeo::par::threads() > 1 {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
+}
+
 pub fn run(a: TrainArgs) -> Result<(), String> {
     let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
     let params = input::with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
@@ -46,6 +58,7 @@ pub fn run(a: TrainArgs) -> Result<(), String> {
     bar.set_message("geometry");
     let ctx = learn::prepare(&s.table, &s.first, &params, &learn_params, &mut |_| true).map_err(err)?;
     bar.set_message("training");
+    one_thread_per_run(&ctx);
     let results = learn::run_all(&ctx, a.dump.is_some(), &|f| {
         bar.set_position((20.0 + 80.0 * f) as u64);
         true
