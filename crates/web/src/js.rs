@@ -103,7 +103,7 @@ pub fn bytes(msg: &JsValue, key: Key) -> Vec<u8> {
 }
 
 /// A message: a plain object with these properties.
-pub fn message(entries: &[(Key, &JsValue)]) -> Object {
+pub fn message(entries: &[(Key, JsValue)]) -> Object {
     let msg = Object::new();
     for (key, value) in entries {
         // Setting a property of a fresh plain object does not fail.

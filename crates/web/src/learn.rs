@@ -27,7 +27,7 @@ fn post(scope: &DedicatedWorkerGlobalScope, r: &LearnResponse) {
         Err(e) => return post(scope, &LearnResponse::Error { id: 0, message: e.message_for(Frontend::Page) }),
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
-    let msg = js::message(&[(Key::Learn, &arr.clone().into())]);
+    let msg = js::message(&[(Key::Learn, arr.clone().into())]);
     scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
 }
 

@@ -81,11 +81,11 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: posgeo::error::Re
             let coords = js_sys::Float64Array::from(&bulk.coords[..]);
             let shepard = js_sys::Float32Array::from(&bulk.shepard[..]);
             let msg = crate::js::message(&[
-                (Key::Json, &JsValue::from_str(&json)),
-                (Key::Header, &JsValue::from_str(&header)),
-                (Key::Matrix, &matrix.clone().into()),
-                (Key::Coords, &coords.clone().into()),
-                (Key::Shepard, &shepard.clone().into()),
+                (Key::Json, JsValue::from_str(&json)),
+                (Key::Header, JsValue::from_str(&header)),
+                (Key::Matrix, matrix.clone().into()),
+                (Key::Coords, coords.clone().into()),
+                (Key::Shepard, shepard.clone().into()),
             ]);
             let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
             if let Err(e) = scope.post_message_with_transfer(&msg, &transfer) {
@@ -170,6 +170,22 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
     finish(&scope, id, result);
 }
 
+/// Writes into the estimate which helpers did what — (encodings measured, SMACOF shares, the
+/// spectrum by a helper, encodings measured meanwhile) — and every helper failure so far.
+fn note_helpers(estimate: &mut Option<Response>, (measured, smacof, spectrum, meanwhile): (usize, usize, bool, usize)) {
+    if let Some(Response::Estimate {
+        measured_by: m,
+        smacof_by: s,
+        spectrum_by_helper: h,
+        measured_meanwhile: w,
+        helper_failures: f,
+        ..
+    }) = estimate.as_mut()
+    {
+        (*m, *s, *h, *w, *f) = (measured, smacof, spectrum, meanwhile, super::helpers::failures());
+    }
+}
+
 /// A full run after D: the spectrum (in a helper at large n, [`super::mds`]), the encodings,
 /// SMACOF and their measures shared with helpers, a model's layers, then the payload.
 async fn complete(
@@ -228,17 +244,7 @@ async fn complete(
     let (given, measured_by) = super::measure::measure(&mut pending.staged).await;
     // The estimate again, now saying which helpers worked and which failed.
     let helped = measured_by > 0 || smacof_by > 0 || spectrum_by_helper || meanwhile > 0;
-    if let Some(Response::Estimate {
-        measured_by: m,
-        smacof_by: s,
-        spectrum_by_helper: h,
-        measured_meanwhile: w,
-        helper_failures: f,
-        ..
-    }) = estimate.as_mut()
-    {
-        (*m, *s, *h, *w, *f) = (measured_by, smacof_by, spectrum_by_helper, meanwhile, super::helpers::failures());
-    }
+    note_helpers(&mut estimate, (measured_by, smacof_by, spectrum_by_helper, meanwhile));
     let failed_before = super::helpers::failures().len();
     if let Some(e) = estimate.as_ref().filter(|_| helped || failed_before > 0) {
         post(scope, e);

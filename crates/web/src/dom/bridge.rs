@@ -41,7 +41,7 @@ pub fn restart() {
 /// Asks the worker, if it is up, to start its helper workers now (`{ warm: true }`).
 pub fn warm() {
     let Some(Some(w)) = runtime::with(|rt| rt.worker.clone()) else { return };
-    w.post_message(&js::message(&[(Key::Warm, &JsValue::TRUE)])).ok();
+    w.post_message(&js::message(&[(Key::Warm, JsValue::TRUE)])).ok();
 }
 
 /// A worker message: a JSON string, or a `Done` with its bulky numbers beside it.
@@ -149,6 +149,5 @@ pub(super) fn inputs<const K: usize>(
     if faults_asked() {
         entries.push((Key::Trap, JsValue::TRUE));
     }
-    let entries: Vec<(Key, &JsValue)> = entries.iter().map(|(k, v)| (*k, v)).collect();
     js::message(&entries)
 }

@@ -116,7 +116,7 @@ pub fn summarise(k: usize, s: &Summarise) {
         }
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
-    let msg = js::message(&[(Key::LearnSummarise, &arr.clone().into())]);
+    let msg = js::message(&[(Key::LearnSummarise, arr.clone().into())]);
     worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
 }
 
