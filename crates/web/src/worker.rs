@@ -170,6 +170,32 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
     finish(&scope, id, result);
 }
 
+/// A model's layers, its batches over helpers; then, if their helpers failed (beyond the
+/// `failed_before` already told), the estimate once more with the failures.
+async fn run_layers(
+    scope: &DedicatedWorkerGlobalScope,
+    id: u32,
+    pending: &mut protocol::Pending,
+    model: &[u8],
+    estimate: Option<Response>,
+    failed_before: usize,
+) {
+    if let Some(l) = &pending.layers {
+        let to = scope.clone();
+        let layer_progress: Rc<dyn Fn(f64)> = Rc::new(move |f: f64| {
+            post(&to, &Response::Progress { id, stage: posgeo::analysis::Stage::Layers, fraction: f });
+        });
+        pending.layer_sums = super::model_pass::run(&l.plan, model, layer_progress).await;
+    }
+    let failures = super::helpers::take_failures();
+    if let Some(mut e) = estimate.filter(|_| failures.len() > failed_before) {
+        if let Response::Estimate { helper_failures, .. } = &mut e {
+            *helper_failures = failures;
+        }
+        post(scope, &e);
+    }
+}
+
 /// Writes into the estimate which helpers did what — (encodings measured, SMACOF shares, the
 /// spectrum by a helper, encodings measured meanwhile) — and every helper failure so far.
 fn note_helpers(estimate: &mut Option<Response>, (measured, smacof, spectrum, meanwhile): (usize, usize, bool, usize)) {
@@ -249,21 +275,7 @@ async fn complete(
     if let Some(e) = estimate.as_ref().filter(|_| helped || failed_before > 0) {
         post(scope, e);
     }
-    if let Some(l) = &pending.layers {
-        let to = scope.clone();
-        let layer_progress: Rc<dyn Fn(f64)> = Rc::new(move |f: f64| {
-            post(&to, &Response::Progress { id, stage: posgeo::analysis::Stage::Layers, fraction: f });
-        });
-        pending.layer_sums = super::model_pass::run(&l.plan, model, layer_progress).await;
-    }
-    // The layers' helpers failed: the estimate once more, with their failure.
-    let failures = super::helpers::take_failures();
-    if let Some(mut e) = estimate.filter(|_| failures.len() > failed_before) {
-        if let Response::Estimate { helper_failures, .. } = &mut e {
-            *helper_failures = failures;
-        }
-        post(scope, &e);
-    }
+    run_layers(scope, id, &mut pending, model, estimate, failed_before).await;
     if pending.staged.targets().0.n() >= super::mds::FROM_N {
         // A long context's helpers hold hundreds of MB each (D's rows and pairs, δ's sorts):
         // ended before the report is built, not kept for a later run.
