@@ -122,8 +122,6 @@ pub struct LearnCell {
 /// One signal's row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LearnRow {
-    /// The signal.
-    pub id: Signal,
     /// The signal's name (`data-signal`).
     pub signal: String,
     /// Its colour in every chart (CSS).
@@ -156,7 +154,6 @@ pub fn rows(e: &Experiment) -> Vec<LearnRow> {
             let seeds = if s.seeds > 1 { format!("{} ({:.4}–{:.4})", s.seeds, lo, hi) } else { s.seeds.to_string() };
             let tables = e.runs.iter().filter(|r| r.signal == s.signal && r.table.is_some()).map(|r| r.seed).collect();
             LearnRow {
-                id: s.signal,
                 tables,
                 signal: s.signal.name().to_string(),
                 color: charts::palette::css_of(s.signal.name()),
