@@ -7,9 +7,10 @@
 //! between each signal's held-out loss and its σ*. [`dump`] writes a run's initial weights,
 //! batches and losses for an independent replay (`tests/reference/train_ref.py`).
 //!
-//! candle (its tensors, backprop and candle-nn's AdamW) does the training: it is already the
-//! engine of the model layers, it builds for wasm32 unchanged, and the experiment's model is
-//! small enough that its CPU kernels are not the limit.
+//! [`fused`] does the training: one forward and one backward pass written for this model over
+//! buffers allocated once, the matrix products through `gemm` ([`init`] gives its starting
+//! weights). The same model over candle's tensors and autodiff ([`net`], candle-nn's AdamW) is
+//! its test oracle: any implementation gives the same numbers (docs/MATH.md §16).
 //!
 //! Params → checked params → fit, as everywhere: [`LearnParams`] (declared once in
 //! [`crate::options::LEARN`]) → [`Context::new`] (checks them against the corpus) →
@@ -18,6 +19,8 @@
 pub mod claims;
 pub mod data;
 pub mod dump;
+pub mod fused;
+pub mod init;
 pub mod net;
 pub mod summary;
 pub mod train;
@@ -220,6 +223,8 @@ impl Context {
         }
         let data = Dataset::new(seqs, n, params.vocab)?;
         let d = params.d_model;
+        let shape = net::Shape { vocab: data.vocab.len(), n, d, layers: params.layers, heads: params.heads };
+        fused::layout::check_memory(shape, params.batch, true)?;
         let kept = analysis.spectrum.kept();
         let full = d.min(analysis.effective_rank).min(kept).max(1);
         let rank = analysis.params.encodings.rank.unwrap_or(analysis.energy_rank).min(full).max(1);
@@ -237,6 +242,12 @@ impl Context {
             params: params.clone(),
             data,
         })
+    }
+
+    /// The model's sizes.
+    pub fn shape(&self) -> net::Shape {
+        let p = &self.params;
+        net::Shape { vocab: self.data.vocab.len(), n: self.data.n, d: p.d_model, layers: p.layers, heads: p.heads }
     }
 
     /// The starting position table of `signal` for `seed` (`None`: no table, or `learned`'s

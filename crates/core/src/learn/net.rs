@@ -11,9 +11,6 @@ use super::data::{Batch, PAD};
 use super::Signal;
 use crate::error::{PosgeoError, Result};
 use candle_core::{DType, Device, Tensor, Var, D};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, StandardNormal};
 
 /// candle's errors, in the user's terms.
 pub(super) fn fail(e: candle_core::Error) -> PosgeoError {
@@ -68,63 +65,27 @@ pub struct Outcome {
     pub each: Tensor,
 }
 
-const INIT_STD: f64 = 0.02;
-
-fn gaussian(rng: &mut ChaCha8Rng, len: usize, std: f64) -> Vec<f32> {
-    (0..len)
-        .map(|_| -> f32 {
-            let z: f64 = StandardNormal.sample(rng);
-            (std * z) as f32
-        })
-        .collect()
-}
-
 impl Net {
-    /// A fresh network for `seed`: matrices N(0, 0.02²) drawn in a fixed order (so every
-    /// signal gets the same E and blocks), biases 0, LN weights 1; `table` is the position
-    /// table of additive signals (n×d, row-major; drawn N(0, 0.02²) for `learned`).
+    /// A fresh network for `seed` ([`super::init::tensors`]); `table` is the position table
+    /// of additive signals (n×d, row-major; drawn N(0, 0.02²) for `learned`).
     pub fn new(shape: Shape, signal: Signal, seed: u64, table: Option<Vec<f32>>) -> Result<Net> {
-        let (v, d) = (shape.vocab, shape.d);
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut params = Vec::new();
-        let mut add = |name: String, data: Vec<f32>, dims: &[usize], trainable: bool| -> Result<()> {
-            let t = Tensor::from_vec(data, dims, &Device::Cpu).map_err(fail)?;
-            params.push(Param { name, var: Var::from_tensor(&t).map_err(fail)?, trainable });
-            Ok(())
-        };
-        add("tok_emb".into(), gaussian(&mut rng, v * d, INIT_STD), &[v, d], true)?;
-        if signal.additive() {
-            let table = match table {
-                Some(t) => t,
-                None => {
-                    let mut pos_rng = ChaCha8Rng::seed_from_u64(seed);
-                    pos_rng.set_stream(2);
-                    gaussian(&mut pos_rng, shape.n * d, INIT_STD)
-                }
-            };
-            add("pos".into(), table, &[shape.n, d], signal.trainable())?;
-        }
-        for l in 0..shape.layers {
-            let p = |s: &str| format!("blocks.{l}.{s}");
-            add(p("ln1.weight"), vec![1.0; d], &[d], true)?;
-            add(p("ln1.bias"), vec![0.0; d], &[d], true)?;
-            for w in ["wq", "wk", "wv", "wo"] {
-                add(p(w), gaussian(&mut rng, d * d, INIT_STD), &[d, d], true)?;
-            }
-            add(p("ln2.weight"), vec![1.0; d], &[d], true)?;
-            add(p("ln2.bias"), vec![0.0; d], &[d], true)?;
-            add(p("w1"), gaussian(&mut rng, d * 4 * d, INIT_STD), &[d, 4 * d], true)?;
-            add(p("b1"), vec![0.0; 4 * d], &[4 * d], true)?;
-            add(p("w2"), gaussian(&mut rng, 4 * d * d, INIT_STD), &[4 * d, d], true)?;
-            add(p("b2"), vec![0.0; d], &[d], true)?;
-        }
-        add("ln_f.weight".into(), vec![1.0; d], &[d], true)?;
-        add("ln_f.bias".into(), vec![0.0; d], &[d], true)?;
-        add("out_bias".into(), vec![0.0; v], &[v], true)?;
+        Net::from_init(shape, signal, super::init::tensors(shape, signal, seed, table))
+    }
+
+    /// The network holding `init`'s tensors.
+    pub fn from_init(shape: Shape, signal: Signal, init: Vec<super::init::Init>) -> Result<Net> {
+        let params = init
+            .into_iter()
+            .map(|i| {
+                let t = Tensor::from_vec(i.data, i.dims, &Device::Cpu).map_err(fail)?;
+                Ok(Param { name: i.name, var: Var::from_tensor(&t).map_err(fail)?, trainable: i.trainable })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Net { shape, signal, params })
     }
 
-    fn get(&self, name: &str) -> Result<&Tensor> {
+    /// The parameter called `name`.
+    pub fn get(&self, name: &str) -> Result<&Tensor> {
         self.params
             .iter()
             .find(|p| p.name == name)
@@ -249,4 +210,58 @@ fn rotate(y: &Tensor, (cos, sin): &(Tensor, Tensor)) -> candle_core::Result<Tens
     let r0 = (x0.broadcast_mul(cos)? - x1.broadcast_mul(sin)?)?;
     let r1 = (x0.broadcast_mul(sin)? + x1.broadcast_mul(cos)?)?;
     Tensor::cat(&[r0, r1], 4)?.reshape((b, h, t, dh))
+}
+
+/// The candle graph with candle-nn's AdamW (one instance for the 2-D tensors with decoupled
+/// weight decay 0.01, one without for the rest): the fused trainer's test oracle.
+pub struct Candle {
+    /// The network.
+    pub net: Net,
+    decayed: candle_nn::AdamW,
+    plain: candle_nn::AdamW,
+}
+
+impl super::train::Model for Candle {
+    fn build(shape: Shape, signal: Signal, init: &[super::init::Init], _batch: usize) -> Result<Self> {
+        use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+        let net = Net::from_init(shape, signal, init.to_vec())?;
+        let pick = |matrices: bool| -> Vec<Var> {
+            let chosen = net.params.iter().filter(|p| p.trainable && (p.var.rank() == 2) == matrices);
+            chosen.map(|p| p.var.clone()).collect()
+        };
+        let params = |weight_decay| ParamsAdamW { lr: 0.0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay };
+        let decayed = AdamW::new(pick(true), params(0.01)).map_err(fail)?;
+        let plain = AdamW::new(pick(false), params(0.0)).map_err(fail)?;
+        Ok(Candle { net, decayed, plain })
+    }
+
+    fn step(&mut self, batch: &Batch, lr: f64) -> Result<f64> {
+        use candle_nn::Optimizer;
+        let out = self.net.forward(batch, false)?;
+        let loss = out.loss.to_scalar::<f32>().map_err(fail)? as f64;
+        if !loss.is_finite() {
+            return Ok(loss);
+        }
+        self.decayed.set_learning_rate(lr);
+        self.plain.set_learning_rate(lr);
+        let grads = out.loss.backward().map_err(fail)?;
+        self.decayed.step(&grads).map_err(fail)?;
+        self.plain.step(&grads).map_err(fail)?;
+        Ok(loss)
+    }
+
+    fn evaluate(&mut self, held: &[Batch]) -> Result<(f64, f64)> {
+        let (mut sum, mut count, mut correct) = (0.0, 0usize, 0usize);
+        for b in held {
+            let o = self.net.forward(b, true)?;
+            sum += o.loss.to_scalar::<f32>().map_err(fail)? as f64 * o.count as f64;
+            count += o.count;
+            correct += o.correct;
+        }
+        Ok((sum / count.max(1) as f64, correct as f64 / count.max(1) as f64))
+    }
+
+    fn table(&self) -> Result<Option<Vec<f32>>> {
+        self.net.table()
+    }
 }

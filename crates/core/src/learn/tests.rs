@@ -9,7 +9,7 @@ use crate::corpus::Corpus;
 use crate::demos::synth::{generate, SynthParams};
 
 /// A small synthetic corpus, its analysis and its whitespace tokens.
-fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
+pub(super) fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
     let lines = generate(&SynthParams { sequences, positions, vocab: 30, ..Default::default() }).unwrap();
     let mut p = AnalysisParams::default();
     p.encodings.d = 8;
@@ -20,7 +20,7 @@ fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
     (analysis, seqs)
 }
 
-fn small(signals: &[Signal], steps: usize) -> LearnParams {
+pub(super) fn small(signals: &[Signal], steps: usize) -> LearnParams {
     LearnParams {
         signals: signals.to_vec(),
         steps,

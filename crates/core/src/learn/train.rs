@@ -1,16 +1,16 @@
 //! **One training run** (docs/MATH.md §16): a signal and a seed, AdamW as PyTorch defines it
-//! (candle-nn's `AdamW`, one instance for the 2-D tensors with decoupled weight decay 0.01 and
-//! one without for the rest), linear warm-up over the first ⌊steps/10⌋ steps, and the
+//! (decoupled weight decay 0.01 on the 2-D tensors only), linear warm-up over the first
+//! ⌊steps/10⌋ steps, and the
 //! records: training loss, held-out loss and accuracy, and for trainable tables σ*,
 //! Spearman, monotonicity and separation against D with the table's Procrustes-aligned map.
 
 use super::data::{Batch, Batches};
-use super::net::{fail, Net, Shape};
+use super::fused::Fused;
+use super::init::Init;
+use super::net::Shape;
 use super::{Context, Signal};
 use crate::error::{PosgeoError, Result};
 use crate::points::Points;
-use candle_core::Var;
-use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use serde::{Deserialize, Serialize};
 
 /// The measures of a position table against D at one record.
@@ -98,24 +98,32 @@ pub fn learning_rate(lr: f64, t: usize, steps: usize) -> f64 {
     }
 }
 
-fn optimisers(net: &Net) -> Result<(AdamW, AdamW)> {
-    let pick = |matrices: bool| -> Vec<Var> {
-        net.params.iter().filter(|p| p.trainable && (p.var.rank() == 2) == matrices).map(|p| p.var.clone()).collect()
-    };
-    let params = |weight_decay| ParamsAdamW { lr: 0.0, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay };
-    Ok((AdamW::new(pick(true), params(0.01)).map_err(fail)?, AdamW::new(pick(false), params(0.0)).map_err(fail)?))
+/// What the training loop needs of a model: the fused trainer ([`Fused`]) in the app, the
+/// candle graph ([`super::net::Candle`]) as the tests' oracle.
+pub trait Model: Sized {
+    /// The model holding `init`'s tensors, for batches of up to `batch` sequences.
+    fn build(shape: Shape, signal: Signal, init: &[Init], batch: usize) -> Result<Self>;
+    /// One AdamW step at `lr`; the batch's loss before it (a non-finite loss updates nothing).
+    fn step(&mut self, batch: &Batch, lr: f64) -> Result<f64>;
+    /// The held-out loss and accuracy.
+    fn evaluate(&mut self, held: &[Batch]) -> Result<(f64, f64)>;
+    /// The position table (n×d, row-major) of an additive signal.
+    fn table(&self) -> Result<Option<Vec<f32>>>;
 }
 
-/// The held-out loss and accuracy.
-fn evaluate(net: &Net, held: &[Batch]) -> Result<(f64, f64)> {
-    let (mut sum, mut count, mut correct) = (0.0, 0usize, 0usize);
-    for b in held {
-        let o = net.forward(b, true)?;
-        sum += o.loss.to_scalar::<f32>().map_err(fail)? as f64 * o.count as f64;
-        count += o.count;
-        correct += o.correct;
+impl Model for Fused {
+    fn build(shape: Shape, signal: Signal, init: &[Init], batch: usize) -> Result<Self> {
+        Fused::new(shape, signal, init, batch)
     }
-    Ok((sum / count.max(1) as f64, correct as f64 / count.max(1) as f64))
+    fn step(&mut self, batch: &Batch, lr: f64) -> Result<f64> {
+        Fused::step(self, batch, lr)
+    }
+    fn evaluate(&mut self, held: &[Batch]) -> Result<(f64, f64)> {
+        Fused::evaluate(self, held)
+    }
+    fn table(&self) -> Result<Option<Vec<f32>>> {
+        Ok(Fused::table(self))
+    }
 }
 
 /// The measures of an n×d table against the context's D.
@@ -156,31 +164,39 @@ pub fn run(
     ctx: &Context,
     signal: Signal,
     seed: u64,
+    trace: Option<&mut Trace>,
+    progress: &mut dyn FnMut(Tick<'_>) -> bool,
+) -> Result<Run> {
+    run_with::<Fused>(ctx, signal, seed, trace, progress)
+}
+
+/// [`run`] on any implementation of the model.
+pub fn run_with<M: Model>(
+    ctx: &Context,
+    signal: Signal,
+    seed: u64,
     mut trace: Option<&mut Trace>,
     progress: &mut dyn FnMut(Tick<'_>) -> bool,
 ) -> Result<Run> {
     let p = &ctx.params;
-    let shape = Shape { vocab: ctx.data.vocab.len(), n: ctx.data.n, d: p.d_model, layers: p.layers, heads: p.heads };
-    let net = Net::new(shape, signal, seed, ctx.table(signal, seed)?)?;
+    let shape = ctx.shape();
+    let init = super::init::tensors(shape, signal, seed, ctx.table(signal, seed)?);
+    let mut net = M::build(shape, signal, &init, p.batch)?;
     if let Some(t) = trace.as_deref_mut() {
-        for param in &net.params {
-            let data = param.var.flatten_all().and_then(|x| x.to_vec1::<f32>()).map_err(fail)?;
-            t.init.push((param.name.clone(), param.var.dims().to_vec(), data));
-        }
+        t.init = init.into_iter().map(|i| (i.name, i.dims, i.data)).collect();
     }
-    let (mut decayed, mut plain) = optimisers(&net)?;
     let mut run =
         Run { signal, seed, records: Vec::new(), train_loss: Vec::new(), lr: Vec::new(), error: None, table: None };
     let trainable = signal.trainable();
-    let record = |net: &Net, step: usize, train_loss: Option<f64>| -> Result<Record> {
-        let (held_loss, held_accuracy) = evaluate(net, &ctx.held)?;
+    let record = |net: &mut M, step: usize, train_loss: Option<f64>| -> Result<Record> {
+        let (held_loss, held_accuracy) = net.evaluate(&ctx.held)?;
         let table = match (trainable, net.table()?) {
             (true, Some(t)) => Some(measure_table(ctx, &t)),
             _ => None,
         };
         Ok(Record { step, train_loss, held_loss, held_accuracy, table })
     };
-    run.records.push(record(&net, 0, None)?);
+    run.records.push(record(&mut net, 0, None)?);
     progress(Tick::Recorded(&run));
     let mut since = Vec::new();
     for (t, batch) in Batches::new(&ctx.data, p.batch, p.mask_rate, seed).take(p.steps).enumerate() {
@@ -189,10 +205,7 @@ pub fn run(
             break;
         }
         let lr = learning_rate(p.lr, t, p.steps);
-        decayed.set_learning_rate(lr);
-        plain.set_learning_rate(lr);
-        let out = net.forward(&batch, false)?;
-        let loss = out.loss.to_scalar::<f32>().map_err(fail)? as f64;
+        let loss = net.step(&batch, lr)?;
         if let Some(tr) = trace.as_deref_mut() {
             tr.batches.push(batch.padded_to(ctx.data.n));
         }
@@ -205,15 +218,12 @@ pub fn run(
             ));
             break;
         }
-        let grads = out.loss.backward().map_err(fail)?;
-        decayed.step(&grads).map_err(fail)?;
-        plain.step(&grads).map_err(fail)?;
         since.push(loss);
         let done = t + 1;
         if done % p.every == 0 || done == p.steps {
             let mean = since.iter().sum::<f64>() / since.len() as f64;
             since.clear();
-            run.records.push(record(&net, done, Some(mean))?);
+            run.records.push(record(&mut net, done, Some(mean))?);
             progress(Tick::Recorded(&run));
         }
     }

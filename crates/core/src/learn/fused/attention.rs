@@ -1,0 +1,138 @@
+//! **Multi-head attention, fused** (docs/MATH.md §16): per sequence and head, scores
+//! S = q·kᵀ/√d_h plus the bias (ALiBi's −m_h·|i − j| and −10⁹ on pad keys, added in that
+//! order as the candle model does), a row softmax P kept for the backward pass, and O = P·v
+//! written into the head's columns of the output. Backward: ∂v = Pᵀ·∂O, ∂P = ∂O·vᵀ,
+//! ∂S = P ∘ (∂P − rowsum(∂P ∘ P)), ∂q = ∂S·k/√d_h, ∂k = ∂Sᵀ·q/√d_h.
+
+use super::super::data::PAD;
+use super::matmul::{mm, View};
+
+/// The attention's sizes for one batch.
+#[derive(Debug, Clone, Copy)]
+pub struct Heads {
+    /// B.
+    pub batch: usize,
+    /// T.
+    pub t: usize,
+    /// d.
+    pub d: usize,
+    /// H.
+    pub heads: usize,
+}
+
+impl Heads {
+    fn dh(&self) -> usize {
+        self.d / self.heads
+    }
+
+    /// Head `h` of sequence `b` in a B·T×d buffer.
+    fn slice(&self, b: usize, h: usize) -> View {
+        View::strided(b * self.t * self.d + h * self.dh(), self.t, self.dh(), self.d)
+    }
+
+    /// Its T×T block of the probabilities.
+    fn probs(&self, b: usize, h: usize) -> View {
+        View::rm((b * self.heads + h) * self.t * self.t, self.t, self.t)
+    }
+
+    fn scale(&self) -> f32 {
+        1.0 / (self.dh() as f32).sqrt()
+    }
+}
+
+/// The bias of key `j` seen from query `i` in head `h`: ALiBi's (from `alibi`, one value per
+/// head and distance, empty without ALiBi) plus −10⁹ on a pad key.
+#[inline]
+fn bias(alibi: &[f32], stride: usize, h: usize, i: usize, j: usize, pad: bool) -> f32 {
+    let a = if alibi.is_empty() { 0.0 } else { alibi[h * stride + i.abs_diff(j)] };
+    a + if pad { -1e9 } else { 0.0 }
+}
+
+/// P and O from q, k, v (B·T×d each); `input` tells the pads; `alibi` holds −m_h·δ for each
+/// head h and distance δ (`heads` rows of at least T, empty without ALiBi).
+#[allow(clippy::too_many_arguments)]
+pub fn forward(
+    s: Heads,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    input: &[u32],
+    alibi: &[f32],
+    probs: &mut [f32],
+    o: &mut [f32],
+) {
+    let t = s.t;
+    let stride = alibi.len() / s.heads;
+    for b in 0..s.batch {
+        let pads = &input[b * t..(b + 1) * t];
+        for h in 0..s.heads {
+            let pv = s.probs(b, h);
+            mm(probs, pv, q, s.slice(b, h), k, s.slice(b, h).t(), false, s.scale());
+            for i in 0..t {
+                let row = &mut probs[pv.off + i * t..pv.off + (i + 1) * t];
+                for (j, x) in row.iter_mut().enumerate() {
+                    *x += bias(alibi, stride, h, i, j, pads[j] == PAD);
+                }
+                softmax(row);
+            }
+            mm(o, s.slice(b, h), probs, pv, v, s.slice(b, h), false, 1.0);
+        }
+    }
+}
+
+fn softmax(row: &mut [f32]) {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for x in row.iter_mut() {
+        *x = (*x - max).exp();
+        sum += *x;
+    }
+    let inv = 1.0 / sum;
+    for x in row.iter_mut() {
+        *x *= inv;
+    }
+}
+
+/// ∂q, ∂k, ∂v (overwritten) from ∂O; `dp` is T×T scratch.
+#[allow(clippy::too_many_arguments)]
+pub fn backward(
+    s: Heads,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    probs: &[f32],
+    dout: &[f32],
+    dp: &mut [f32],
+    (dq, dk, dv): (&mut [f32], &mut [f32], &mut [f32]),
+) {
+    let t = s.t;
+    let square = View::rm(0, t, t);
+    for b in 0..s.batch {
+        for h in 0..s.heads {
+            let (pv, hv) = (s.probs(b, h), s.slice(b, h));
+            mm(dv, hv, probs, pv.t(), dout, hv, false, 1.0);
+            mm(dp, square, dout, hv, v, hv.t(), false, 1.0);
+            for i in 0..t {
+                let p = &probs[pv.off + i * t..pv.off + (i + 1) * t];
+                let g = &mut dp[i * t..(i + 1) * t];
+                let dot: f32 = p.iter().zip(g.iter()).map(|(a, b)| a * b).sum();
+                for (gj, pj) in g.iter_mut().zip(p) {
+                    *gj = pj * (*gj - dot);
+                }
+            }
+            mm(dq, hv, dp, square, k, hv, false, s.scale());
+            mm(dk, hv, dp, square.t(), q, hv, false, s.scale());
+        }
+    }
+}
+
+/// ALiBi's table for `heads` heads and distances below `t` (`heads` rows of `t`): −m_h·δ, m_h = 2^(−8(h+1)/H), each
+/// computed in f64 and rounded once (as the candle model does).
+pub fn alibi_table(heads: usize, t: usize) -> Vec<f32> {
+    let mut table = Vec::with_capacity(heads * t);
+    for h in 0..heads {
+        let m = super::super::net::alibi_slope(h, heads);
+        table.extend((0..t).map(|delta| -(m * delta as f64) as f32));
+    }
+    table
+}

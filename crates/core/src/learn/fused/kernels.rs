@@ -1,0 +1,240 @@
+//! **The fused element-wise stages** of the trainer (docs/MATH.md §16), each one pass over
+//! its rows with no allocation:
+//! - layer norm y = (x − μ)·r·γ + β, r = 1/√(σ² + 10⁻⁵) (biased variance), keeping μ and r
+//!   for the backward pass x̄ = (x − μ)·r, g = ∂y·γ:
+//!   ∂x = r·(g − mean(g) − x̄·mean(g·x̄)), ∂γ += ∂y·x̄, ∂β += ∂y;
+//! - GELU(u) = u·Φ(u) with Φ(u) = ½(1 + erf(u/√2)), keeping GELU′(u) = Φ(u) + u·φ(u) so that the
+//!   backward pass is one product; erf by Abramowitz and Stegun 7.1.26 (|error| < 1.5·10⁻⁷),
+//!   whose e^(−u²/2) is φ's too;
+//! - RoPE's rotation of the pairs (x₂ₖ, x₂ₖ₊₁) of each head by i·θ_k, and its transpose;
+//! - AdamW as PyTorch (and candle-nn) define it, term by term in the same f32 order.
+
+/// The layer norm's ε.
+pub const LN_EPS: f32 = 1e-5;
+
+/// Layer norm of each `d`-row of `x` into `y`; `stats` gets (μ, r) per row.
+pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
+    for ((xr, yr), st) in x.chunks_exact(d).zip(y.chunks_exact_mut(d)).zip(stats.chunks_exact_mut(2)) {
+        let mean = xr.iter().sum::<f32>() / d as f32;
+        let var = xr.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d as f32;
+        let r = 1.0 / (var + LN_EPS).sqrt();
+        for k in 0..d {
+            yr[k] = (xr[k] - mean) * r * gamma[k] + beta[k];
+        }
+        st[0] = mean;
+        st[1] = r;
+    }
+}
+
+/// The layer norm's backward pass: `dx += ∂x` for the rows of `dy`; ∂γ and ∂β accumulate into
+/// `dgamma` and `dbeta`.
+#[allow(clippy::too_many_arguments)]
+pub fn ln_backward(
+    dy: &[f32],
+    x: &[f32],
+    stats: &[f32],
+    gamma: &[f32],
+    dx: &mut [f32],
+    dgamma: &mut [f32],
+    dbeta: &mut [f32],
+    d: usize,
+) {
+    let rows = dy.chunks_exact(d).zip(x.chunks_exact(d)).zip(stats.chunks_exact(2)).zip(dx.chunks_exact_mut(d));
+    for (((dyr, xr), st), dxr) in rows {
+        let (mean, r) = (st[0], st[1]);
+        let (mut sum_g, mut sum_gx) = (0.0f32, 0.0f32);
+        for k in 0..d {
+            let xhat = (xr[k] - mean) * r;
+            let g = dyr[k] * gamma[k];
+            sum_g += g;
+            sum_gx += g * xhat;
+            dgamma[k] += dyr[k] * xhat;
+            dbeta[k] += dyr[k];
+        }
+        let (mg, mgx) = (sum_g / d as f32, sum_gx / d as f32);
+        for k in 0..d {
+            let xhat = (xr[k] - mean) * r;
+            dxr[k] += r * (dyr[k] * gamma[k] - mg - xhat * mgx);
+        }
+    }
+}
+
+const A1: f32 = 0.254_829_6;
+const A2: f32 = -0.284_496_74;
+const A3: f32 = 1.421_413_8;
+const A4: f32 = -1.453_152;
+const A5: f32 = 1.061_405_4;
+const P: f32 = 0.327_591_1;
+const INV_SQRT_2PI: f32 = 0.398_942_3;
+
+/// GELU in place over `u`, with GELU′ into `du`.
+pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
+    for (x, dx) in u.iter_mut().zip(du.iter_mut()) {
+        let v = *x;
+        let z = v.abs() * std::f32::consts::FRAC_1_SQRT_2;
+        let t = 1.0 / (1.0 + P * z);
+        let e = (-0.5 * v * v).exp();
+        let tail = t * (A1 + t * (A2 + t * (A3 + t * (A4 + t * A5)))) * e;
+        let erf = (1.0 - tail).copysign(v);
+        let phi_cdf = 0.5 * (1.0 + erf);
+        *x = v * phi_cdf;
+        *dx = phi_cdf + v * e * INV_SQRT_2PI;
+    }
+}
+
+/// cos and sin of i·θ_k, θ_k = 10000^(−2k/d_h), for i < n and k < d_h/2 (row-major).
+pub fn rope_tables(n: usize, dh: usize) -> (Vec<f32>, Vec<f32>) {
+    let half = dh / 2;
+    let (mut cos, mut sin) = (Vec::with_capacity(n * half), Vec::with_capacity(n * half));
+    for i in 0..n {
+        for k in 0..half {
+            let angle = i as f64 * 10000f64.powf(-2.0 * k as f64 / dh as f64);
+            cos.push(angle.cos() as f32);
+            sin.push(angle.sin() as f32);
+        }
+    }
+    (cos, sin)
+}
+
+/// Rotates every head of every `d`-row of `x` (rows of `t` positions each) by its position's
+/// angles; `inverse` applies the transpose (the backward pass).
+pub fn rope(x: &mut [f32], t: usize, d: usize, dh: usize, (cos, sin): (&[f32], &[f32]), inverse: bool) {
+    let half = dh / 2;
+    let sign = if inverse { -1.0 } else { 1.0 };
+    for (r, row) in x.chunks_exact_mut(d).enumerate() {
+        let i = r % t;
+        let (c, s) = (&cos[i * half..(i + 1) * half], &sin[i * half..(i + 1) * half]);
+        for head in row.chunks_exact_mut(dh) {
+            for (k, pair) in head.chunks_exact_mut(2).enumerate() {
+                let (x0, x1, sk) = (pair[0], pair[1], sign * s[k]);
+                pair[0] = x0 * c[k] - x1 * sk;
+                pair[1] = x0 * sk + x1 * c[k];
+            }
+        }
+    }
+}
+
+/// Adds each column's sum of the `cols`-rows of `x` to `out`.
+pub fn add_column_sums(x: &[f32], out: &mut [f32], cols: usize) {
+    for row in x.chunks_exact(cols) {
+        for (o, v) in out.iter_mut().zip(row) {
+            *o += v;
+        }
+    }
+}
+
+/// One AdamW step's constants (step `t` ≥ 1, learning rate `lr`, decoupled decay `decay`).
+#[derive(Debug, Clone, Copy)]
+pub struct Adam {
+    beta1: f32,
+    one_minus_beta1: f32,
+    beta2: f32,
+    one_minus_beta2: f32,
+    scale_m: f32,
+    scale_v: f32,
+    eps: f32,
+    lr: f32,
+    keep: f32,
+}
+
+impl Adam {
+    /// The constants of step `t` (β = 0.9, 0.999, ε = 10⁻⁸), computed in f64 as candle-nn does.
+    pub fn new(t: usize, lr: f64, decay: f64) -> Adam {
+        let (b1, b2) = (0.9f64, 0.999f64);
+        Adam {
+            beta1: b1 as f32,
+            one_minus_beta1: (1.0 - b1) as f32,
+            beta2: b2 as f32,
+            one_minus_beta2: (1.0 - b2) as f32,
+            scale_m: (1.0 / (1.0 - b1.powi(t as i32))) as f32,
+            scale_v: (1.0 / (1.0 - b2.powi(t as i32))) as f32,
+            eps: 1e-8,
+            lr: lr as f32,
+            keep: (1.0 - lr * decay) as f32,
+        }
+    }
+
+    /// Updates the parameters `w` from their gradients `g` and moments `m`, `v`.
+    pub fn update(&self, w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]) {
+        for (((w, &g), m), v) in w.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
+            *m = *m * self.beta1 + g * self.one_minus_beta1;
+            *v = *v * self.beta2 + g * g * self.one_minus_beta2;
+            let m_hat = *m * self.scale_m;
+            let v_hat = *v * self.scale_v;
+            *w = *w * self.keep - m_hat / (v_hat.sqrt() + self.eps) * self.lr;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// erf(x) by its series, in f64.
+    fn erf(x: f64) -> f64 {
+        let (mut term, mut sum) = (x, x);
+        for k in 1..80 {
+            term *= -x * x / k as f64;
+            sum += term / (2 * k + 1) as f64;
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    }
+
+    #[test]
+    fn gelu_and_its_derivative_match_erf() {
+        let xs: Vec<f32> = (-60..=60).map(|i| i as f32 * 0.1).collect();
+        let (mut u, mut du) = (xs.clone(), vec![0.0; xs.len()]);
+        gelu_forward(&mut u, &mut du);
+        let gelu = |x: f64| 0.5 * x * (1.0 + erf(x / 2f64.sqrt()));
+        for (k, &x) in xs.iter().enumerate() {
+            let x = x as f64;
+            assert!((u[k] as f64 - gelu(x)).abs() < 1e-6, "GELU({x})");
+            // GELU′ = Φ + x·φ.
+            let slope = 0.5 * (1.0 + erf(x / 2f64.sqrt())) + x * (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            assert!((du[k] as f64 - slope).abs() < 1e-6, "GELU'({x})");
+        }
+    }
+
+    #[test]
+    fn the_inverse_rotation_undoes_the_rotation_and_keeps_norms() {
+        let (t, d, dh) = (5, 8, 4);
+        let tables = rope_tables(t, dh);
+        let x: Vec<f32> = (0..2 * t * d).map(|i| (i as f32 * 0.7).sin()).collect();
+        let mut y = x.clone();
+        rope(&mut y, t, d, dh, (&tables.0, &tables.1), false);
+        let norm = |v: &[f32]| v.iter().map(|a| a * a).sum::<f32>();
+        assert!((norm(&x) - norm(&y)).abs() < 1e-4);
+        assert!(x.iter().zip(&y).any(|(a, b)| (a - b).abs() > 1e-3), "it rotates");
+        rope(&mut y, t, d, dh, (&tables.0, &tables.1), true);
+        assert!(x.iter().zip(&y).all(|(a, b)| (a - b).abs() < 1e-5));
+    }
+
+    /// The layer norm's backward pass against central differences of Σ c·LN(x).
+    #[test]
+    fn the_layer_norms_gradient_matches_finite_differences() {
+        let d = 6;
+        let x: Vec<f64> = (0..d).map(|i| (i as f64 * 1.3).sin() * 2.0).collect();
+        let gamma: Vec<f32> = (0..d).map(|i| 1.0 + 0.1 * i as f32).collect();
+        let beta = vec![0.3f32; d];
+        let c: Vec<f32> = (0..d).map(|i| (i as f32 * 0.9).cos()).collect();
+        let f = |x: &[f64]| -> f64 {
+            let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+            let (mut y, mut st) = (vec![0.0; d], vec![0.0; 2]);
+            ln_forward(&xf, &mut y, &mut st, &gamma, &beta, d);
+            y.iter().zip(&c).map(|(a, b)| (a * b) as f64).sum()
+        };
+        let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let (mut y, mut st) = (vec![0.0; d], vec![0.0; 2]);
+        ln_forward(&xf, &mut y, &mut st, &gamma, &beta, d);
+        let (mut dx, mut dg, mut db) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+        ln_backward(&c, &xf, &st, &gamma, &mut dx, &mut dg, &mut db, d);
+        for k in 0..d {
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[k] += 1e-3;
+            down[k] -= 1e-3;
+            let want = (f(&up) - f(&down)) / 2e-3;
+            assert!((dx[k] as f64 - want).abs() < 2e-3, "∂x[{k}]: {} vs {want}", dx[k]);
+        }
+        assert_eq!(db, c);
+    }
+}

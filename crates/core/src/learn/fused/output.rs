@@ -1,0 +1,81 @@
+//! **The output layer and its loss, fused** (docs/MATH.md §16): at the chosen positions only,
+//! CHUNK rows at a time, logits z = LN_f(x)·Eᵀ + b (E tied to the token embedding), the
+//! cross-entropy log Σ_j e^(z_j) − z_target, and when training ∂z = (softmax(z) − e_target)/C
+//! over the batch's C chosen positions, whose products ∂E += ∂zᵀ·y, ∂b += Σ ∂z and
+//! ∂y = ∂z·E are taken before the next chunk overwrites the logits.
+
+use super::layout::CHUNK;
+use super::matmul::{mm, View};
+use super::{Fused, Scored};
+use crate::learn::data::Batch;
+
+impl Fused {
+    /// The loss at the chosen positions of `batch` (after [`Fused::forward`]); with `train`,
+    /// the output layer's gradients accumulate and ∂LN_f(x) is left in `dtmp` (zero at the
+    /// positions not chosen).
+    pub(super) fn output(&mut self, batch: &Batch, train: bool) -> Scored {
+        let (d, v, tok, ob) = (self.shape.d, self.shape.vocab, self.layout.tok, self.layout.out_b);
+        let (w, g, a) = (&self.w, &mut self.g, &mut self.a);
+        a.rows.clear();
+        a.rows.extend(batch.chosen.iter().enumerate().filter(|(_, &c)| c == 1).map(|(r, _)| r));
+        let count = a.rows.len();
+        if train {
+            a.dtmp[..batch.size * batch.len * d].fill(0.0);
+        }
+        let inv = 1.0 / count.max(1) as f32;
+        let mut scored = Scored { loss_sum: 0.0, count, correct: 0 };
+        for start in (0..count).step_by(CHUNK) {
+            let chunk = &a.rows[start..(start + CHUNK).min(count)];
+            let c = chunk.len();
+            for (i, &r) in chunk.iter().enumerate() {
+                a.yc[i * d..(i + 1) * d].copy_from_slice(&a.lnf[r * d..(r + 1) * d]);
+                a.logits[i * v..(i + 1) * v].copy_from_slice(&w[ob..ob + v]);
+            }
+            mm(&mut a.logits, View::rm(0, c, v), &a.yc, View::rm(0, c, d), w, View::rm(tok, v, d).t(), true, 1.0);
+            for (i, &r) in chunk.iter().enumerate() {
+                let target = batch.target[r] as usize;
+                let row = &mut a.logits[i * v..(i + 1) * v];
+                let (loss, hit) = cross_entropy(row, target, train.then_some(inv));
+                scored.loss_sum += loss;
+                scored.correct += usize::from(hit);
+            }
+            if train {
+                let dz = View::rm(0, c, v);
+                super::kernels::add_column_sums(&a.logits[..c * v], &mut g[ob..ob + v], v);
+                mm(g, View::rm(tok, v, d), &a.logits, dz.t(), &a.yc, View::rm(0, c, d), true, 1.0);
+                mm(&mut a.dyc, View::rm(0, c, d), &a.logits, dz, w, View::rm(tok, v, d), false, 1.0);
+                for (i, &r) in chunk.iter().enumerate() {
+                    a.dtmp[r * d..(r + 1) * d].copy_from_slice(&a.dyc[i * d..(i + 1) * d]);
+                }
+            }
+        }
+        scored
+    }
+}
+
+/// The cross-entropy of `row` (logits) at `target`, and whether the first largest logit is
+/// the target; with `scale`, `row` becomes (softmax − e_target)·scale.
+fn cross_entropy(row: &mut [f32], target: usize, scale: Option<f32>) -> (f64, bool) {
+    let (mut max, mut best) = (f32::NEG_INFINITY, 0);
+    for (j, &z) in row.iter().enumerate() {
+        if z > max {
+            max = z;
+            best = j;
+        }
+    }
+    let picked = row[target];
+    let mut sum = 0.0f32;
+    for z in row.iter_mut() {
+        *z = (*z - max).exp();
+        sum += *z;
+    }
+    let loss = (sum.ln() + max - picked) as f64;
+    if let Some(s) = scale {
+        let k = s / sum;
+        for z in row.iter_mut() {
+            *z *= k;
+        }
+        row[target] -= s;
+    }
+    (loss, best == target)
+}
