@@ -9,8 +9,8 @@
 //!
 //! [`fused`] does the training: one forward and one backward pass written for this model over
 //! buffers allocated once, the matrix products through `gemm` ([`init`] gives its starting
-//! weights). The same model over candle's tensors and autodiff ([`net`], candle-nn's AdamW) is
-//! its test oracle: any implementation gives the same numbers (docs/MATH.md §16).
+//! weights). The same model over candle's tensors and autodiff ([`net`], candle-nn's AdamW in
+//! [`oracle`]) is its test oracle: any implementation gives the same numbers (docs/MATH.md §16).
 //!
 //! Params → checked params → fit, as everywhere: [`LearnParams`] (declared once in
 //! [`crate::options::LEARN`]) → [`Context::new`] (checks them against the corpus) →
@@ -22,6 +22,7 @@ pub mod dump;
 pub mod fused;
 pub mod init;
 pub mod net;
+pub mod oracle;
 pub mod summary;
 pub mod train;
 

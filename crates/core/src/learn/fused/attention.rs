@@ -5,6 +5,7 @@
 //! ∂S = P ∘ (∂P − rowsum(∂P ∘ P)), ∂q = ∂S·k/√d_h, ∂k = ∂Sᵀ·q/√d_h.
 
 use super::super::data::PAD;
+use super::kernels;
 use super::matmul::{mm, View};
 
 /// The attention's sizes for one batch.
@@ -40,38 +41,38 @@ impl Heads {
     }
 }
 
-/// The bias of key `j` seen from query `i` in head `h`: ALiBi's (from `alibi`, one value per
-/// head and distance, empty without ALiBi) plus −10⁹ on a pad key.
-#[inline]
-fn bias(alibi: &[f32], stride: usize, h: usize, i: usize, j: usize, pad: bool) -> f32 {
-    let a = if alibi.is_empty() { 0.0 } else { alibi[h * stride + i.abs_diff(j)] };
-    a + if pad { -1e9 } else { 0.0 }
-}
-
 /// P and O from q, k, v (B·T×d each); `input` tells the pads; `alibi` holds −m_h·δ for each
-/// head h and distance δ (`heads` rows of at least T, empty without ALiBi).
-#[allow(clippy::too_many_arguments)]
+/// head h and distance δ (`heads` rows of at least T, empty without ALiBi); `bias` is scratch
+/// for two rows of biases (2T).
 pub fn forward(
     s: Heads,
-    q: &[f32],
-    k: &[f32],
-    v: &[f32],
+    (q, k, v): (&[f32], &[f32], &[f32]),
     input: &[u32],
     alibi: &[f32],
+    bias: &mut [f32],
     probs: &mut [f32],
     o: &mut [f32],
 ) {
     let t = s.t;
     let stride = alibi.len() / s.heads;
+    let (pads, bias) = bias[..2 * t].split_at_mut(t);
     for b in 0..s.batch {
-        let pads = &input[b * t..(b + 1) * t];
+        for (x, &id) in pads.iter_mut().zip(&input[b * t..(b + 1) * t]) {
+            *x = if id == PAD { -1e9 } else { 0.0 };
+        }
         for h in 0..s.heads {
             let pv = s.probs(b, h);
             mm(probs, pv, q, s.slice(b, h), k, s.slice(b, h).t(), false, s.scale());
             for i in 0..t {
                 let row = &mut probs[pv.off + i * t..pv.off + (i + 1) * t];
-                for (j, x) in row.iter_mut().enumerate() {
-                    *x += bias(alibi, stride, h, i, j, pads[j] == PAD);
+                if stride == 0 {
+                    row.iter_mut().zip(pads.iter()).for_each(|(x, p)| *x += p);
+                } else {
+                    // ALiBi's −m_h·|i − j| plus the pad's −10⁹, added in that order.
+                    for (j, x) in bias.iter_mut().enumerate() {
+                        *x = alibi[h * stride + i.abs_diff(j)] + pads[j];
+                    }
+                    row.iter_mut().zip(bias.iter()).for_each(|(x, b)| *x += b);
                 }
                 softmax(row);
             }
@@ -80,14 +81,13 @@ pub fn forward(
     }
 }
 
+/// softmax in place: the exponentials in one loop (it vectorises), their sum in another.
 fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
+    let max = kernels::max(row);
     for x in row.iter_mut() {
-        *x = (*x - max).exp();
-        sum += *x;
+        *x = kernels::exp(*x - max);
     }
-    let inv = 1.0 / sum;
+    let inv = 1.0 / kernels::sum(row);
     for x in row.iter_mut() {
         *x *= inv;
     }
@@ -115,7 +115,7 @@ pub fn backward(
             for i in 0..t {
                 let p = &probs[pv.off + i * t..pv.off + (i + 1) * t];
                 let g = &mut dp[i * t..(i + 1) * t];
-                let dot: f32 = p.iter().zip(g.iter()).map(|(a, b)| a * b).sum();
+                let dot = kernels::dot(p, g);
                 for (gj, pj) in g.iter_mut().zip(p) {
                     *gj = pj * (*gj - dot);
                 }

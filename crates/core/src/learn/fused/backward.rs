@@ -19,9 +19,9 @@ impl Fused {
         let last = self.shape.layers * self.slot.wide;
         let (s, w, a) = (self.layout.lnf, &self.w, &mut self.a);
         a.dx[..wide].fill(0.0);
-        let (gw, gb) = self.g[s..s + 2 * d].split_at_mut(d);
+        let grads = self.g[s..s + 2 * d].split_at_mut(d);
         let xs = &a.xs[last..last + wide];
-        ln_backward(&a.dtmp[..wide], xs, &a.statsf[..2 * bt], &w[s..s + d], &mut a.dx[..wide], gw, gb, d);
+        ln_backward(&a.dtmp[..wide], xs, &a.statsf[..2 * bt], &w[s..s + d], &mut a.dx[..wide], grads, &mut a.dyc, d);
         for l in (0..self.shape.layers).rev() {
             self.block_backward(l, batch);
         }
@@ -52,9 +52,9 @@ impl Fused {
         add_column_sums(&a.du[..bt * f], &mut g[at.b1..at.b1 + f], f);
         mm(g, View::rm(at.w1, d, f), &a.ln2[wide.clone()], rows.t(), &a.du, rows_f, true, 1.0);
         mm(&mut a.dtmp, rows, &a.du, rows_f, w, View::rm(at.w1, d, f).t(), false, 1.0);
-        let (gw, gb) = g[at.ln2..at.ln2 + 2 * d].split_at_mut(d);
+        let grads = g[at.ln2..at.ln2 + 2 * d].split_at_mut(d);
         let (x, st) = (&a.mid[wide.clone()], &a.stats2[ss..ss + 2 * bt]);
-        ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln2..at.ln2 + d], &mut a.dx[..n_wide], gw, gb, d);
+        ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln2..at.ln2 + d], &mut a.dx[..n_wide], grads, &mut a.dyc, d);
         // The attention branch.
         mm(g, dd(at.wo), &a.o[wide.clone()], rows.t(), &a.dx, rows, true, 1.0);
         mm(&mut a.dout, rows, &a.dx, rows, w, dd(at.wo).t(), false, 1.0);
@@ -74,8 +74,8 @@ impl Fused {
         mm(&mut a.dtmp, rows, &a.dq, rows, w, dd(at.wq).t(), false, 1.0);
         mm(&mut a.dtmp, rows, &a.dk, rows, w, dd(at.wk).t(), true, 1.0);
         mm(&mut a.dtmp, rows, &a.dv, rows, w, dd(at.wv).t(), true, 1.0);
-        let (gw, gb) = g[at.ln1..at.ln1 + 2 * d].split_at_mut(d);
+        let grads = g[at.ln1..at.ln1 + 2 * d].split_at_mut(d);
         let (x, st) = (&a.xs[wide], &a.stats1[ss..ss + 2 * bt]);
-        ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln1..at.ln1 + d], &mut a.dx[..n_wide], gw, gb, d);
+        ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln1..at.ln1 + d], &mut a.dx[..n_wide], grads, &mut a.dyc, d);
     }
 }

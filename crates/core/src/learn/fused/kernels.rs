@@ -7,7 +7,71 @@
 //!   backward pass is one product; erf by Abramowitz and Stegun 7.1.26 (|error| < 1.5·10⁻⁷),
 //!   whose e^(−u²/2) is φ's too;
 //! - RoPE's rotation of the pairs (x₂ₖ, x₂ₖ₊₁) of each head by i·θ_k, and its transpose;
-//! - AdamW as PyTorch (and candle-nn) define it, term by term in the same f32 order.
+//! - AdamW as PyTorch (and candle-nn) define it, term by term in the same f32 order;
+//! - e^x without a library call ([`exp`]), so that the loops over it vectorise.
+
+const LOG2E: f32 = std::f32::consts::LOG2_E;
+const LN2_HI: f32 = 0.693_359_4;
+const LN2_LO: f32 = -2.121_944_4e-4;
+
+/// e^x in f32 (relative error about 2·10⁻⁷; 0 below −87.3 where e^x underflows anyway): x =
+/// n·ln 2 + r with n rounded to nearest (the 1.5·2²³ trick, no libm call), ln 2 split in two
+/// (Cody and Waite) so r is exact to f32, e^r by its Taylor polynomial to r⁶ on |r| ≤ ln 2/2,
+/// and 2ⁿ written into the exponent bits.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    const ROUND: f32 = 12_582_912.0;
+    if x < -87.3 {
+        return 0.0;
+    }
+    let x = x.min(88.7);
+    let n = (x * LOG2E + ROUND) - ROUND;
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
+    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+/// Σ of `x` over eight running sums (so the loop vectorises), added pairwise at the end.
+#[inline]
+pub fn sum(x: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder().iter().sum::<f32>();
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] += c[k];
+        }
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// Σ a_i·b_i over eight running sums.
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum::<f32>();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// The largest value of `x` (−∞ for none; NaN never wins, as in `f32::max`).
+#[inline]
+pub fn max(x: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder().iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for c in chunks {
+        for k in 0..8 {
+            acc[k] = if c[k] > acc[k] { c[k] } else { acc[k] };
+        }
+    }
+    acc.iter().copied().fold(tail, f32::max)
+}
 
 /// The layer norm's ε.
 pub const LN_EPS: f32 = 1e-5;
@@ -15,11 +79,13 @@ pub const LN_EPS: f32 = 1e-5;
 /// Layer norm of each `d`-row of `x` into `y`; `stats` gets (μ, r) per row.
 pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
     for ((xr, yr), st) in x.chunks_exact(d).zip(y.chunks_exact_mut(d)).zip(stats.chunks_exact_mut(2)) {
-        let mean = xr.iter().sum::<f32>() / d as f32;
-        let var = xr.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d as f32;
-        let r = 1.0 / (var + LN_EPS).sqrt();
-        for k in 0..d {
-            yr[k] = (xr[k] - mean) * r * gamma[k] + beta[k];
+        let mean = sum(xr) / d as f32;
+        for (y, x) in yr.iter_mut().zip(xr) {
+            *y = x - mean;
+        }
+        let r = 1.0 / (dot(yr, yr) / d as f32 + LN_EPS).sqrt();
+        for ((y, g), b) in yr.iter_mut().zip(gamma).zip(beta) {
+            *y = *y * r * g + b;
         }
         st[0] = mean;
         st[1] = r;
@@ -27,7 +93,7 @@ pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], be
 }
 
 /// The layer norm's backward pass: `dx += ∂x` for the rows of `dy`; ∂γ and ∂β accumulate into
-/// `dgamma` and `dbeta`.
+/// `dgamma` and `dbeta`. `xhat` is scratch for one row (d).
 #[allow(clippy::too_many_arguments)]
 pub fn ln_backward(
     dy: &[f32],
@@ -35,26 +101,23 @@ pub fn ln_backward(
     stats: &[f32],
     gamma: &[f32],
     dx: &mut [f32],
-    dgamma: &mut [f32],
-    dbeta: &mut [f32],
+    (dgamma, dbeta): (&mut [f32], &mut [f32]),
+    xhat: &mut [f32],
     d: usize,
 ) {
+    let (xhat, g) = xhat[..2 * d].split_at_mut(d);
     let rows = dy.chunks_exact(d).zip(x.chunks_exact(d)).zip(stats.chunks_exact(2)).zip(dx.chunks_exact_mut(d));
     for (((dyr, xr), st), dxr) in rows {
         let (mean, r) = (st[0], st[1]);
-        let (mut sum_g, mut sum_gx) = (0.0f32, 0.0f32);
         for k in 0..d {
-            let xhat = (xr[k] - mean) * r;
-            let g = dyr[k] * gamma[k];
-            sum_g += g;
-            sum_gx += g * xhat;
-            dgamma[k] += dyr[k] * xhat;
+            xhat[k] = (xr[k] - mean) * r;
+            g[k] = dyr[k] * gamma[k];
+            dgamma[k] += dyr[k] * xhat[k];
             dbeta[k] += dyr[k];
         }
-        let (mg, mgx) = (sum_g / d as f32, sum_gx / d as f32);
+        let (mg, mgx) = (sum(g) / d as f32, dot(g, xhat) / d as f32);
         for k in 0..d {
-            let xhat = (xr[k] - mean) * r;
-            dxr[k] += r * (dyr[k] * gamma[k] - mg - xhat * mgx);
+            dxr[k] += r * (g[k] - mg - xhat[k] * mgx);
         }
     }
 }
@@ -73,7 +136,7 @@ pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
         let v = *x;
         let z = v.abs() * std::f32::consts::FRAC_1_SQRT_2;
         let t = 1.0 / (1.0 + P * z);
-        let e = (-0.5 * v * v).exp();
+        let e = exp(-0.5 * v * v);
         let tail = t * (A1 + t * (A2 + t * (A3 + t * (A4 + t * A5)))) * e;
         let erf = (1.0 - tail).copysign(v);
         let phi_cdf = 0.5 * (1.0 + erf);
@@ -181,6 +244,17 @@ mod tests {
     }
 
     #[test]
+    fn exp_is_accurate_to_a_few_ulps_and_underflows_to_zero() {
+        for k in -8700..=8870 {
+            let x = k as f32 * 0.01;
+            let (got, want) = (exp(x) as f64, (x as f64).exp());
+            assert!((got - want).abs() <= 4e-7 * want, "e^{x}: {got} vs {want}");
+        }
+        assert_eq!(exp(-1e9), 0.0);
+        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+    }
+
+    #[test]
     fn gelu_and_its_derivative_match_erf() {
         let xs: Vec<f32> = (-60..=60).map(|i| i as f32 * 0.1).collect();
         let (mut u, mut du) = (xs.clone(), vec![0.0; xs.len()]);
@@ -190,7 +264,8 @@ mod tests {
             let x = x as f64;
             assert!((u[k] as f64 - gelu(x)).abs() < 1e-6, "GELU({x})");
             // GELU′ = Φ + x·φ.
-            let slope = 0.5 * (1.0 + erf(x / 2f64.sqrt())) + x * (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            let slope =
+                0.5 * (1.0 + erf(x / 2f64.sqrt())) + x * (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
             assert!((du[k] as f64 - slope).abs() < 1e-6, "GELU'({x})");
         }
     }
@@ -226,8 +301,8 @@ mod tests {
         let xf: Vec<f32> = x.iter().map(|&v| v as f32).collect();
         let (mut y, mut st) = (vec![0.0; d], vec![0.0; 2]);
         ln_forward(&xf, &mut y, &mut st, &gamma, &beta, d);
-        let (mut dx, mut dg, mut db) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
-        ln_backward(&c, &xf, &st, &gamma, &mut dx, &mut dg, &mut db, d);
+        let (mut dx, mut dg, mut db, mut scratch) = (vec![0.0; d], vec![0.0; d], vec![0.0; d], vec![0.0; 2 * d]);
+        ln_backward(&c, &xf, &st, &gamma, &mut dx, (&mut dg, &mut db), &mut scratch, d);
         for k in 0..d {
             let (mut up, mut down) = (x.clone(), x.clone());
             up[k] += 1e-3;

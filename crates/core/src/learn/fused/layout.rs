@@ -145,14 +145,14 @@ impl Sizes {
     /// Every activation and scratch value: per layer the stream, after attention, both
     /// layer-norm outputs, q, k, v, the heads' output (8·B·n·d), GELU and GELU′ (2·B·n·4d),
     /// the probabilities and 4 statistics a row; the final stream, its norm and statistics;
-    /// six B·n·d and one B·n·4d gradient buffers, one n×n, the output layer's chunk (CHUNK·|V|
+    /// six B·n·d and one B·n·4d gradient buffers, one n×n (at least 2n), the output layer's chunk (CHUNK·|V|
     /// logits, 2·CHUNK·d rows), the rotation tables (n·d_h) and ALiBi's (H·n).
     pub fn activations(&self, shape: Shape) -> u64 {
         let [l, n, d, h, v] = [shape.layers, shape.n, shape.d, shape.heads, shape.vocab].map(|x| x as u64);
         let per_layer =
             [8 * self.wide, 2 * self.ffn, self.probs, 4 * self.rows].iter().fold(0u64, |a, &x| a.saturating_add(x));
         let last = (2 * self.wide).saturating_add(2 * self.rows);
-        let scratch = (6 * self.wide).saturating_add(self.ffn).saturating_add(n * n);
+        let scratch = (6 * self.wide).saturating_add(self.ffn).saturating_add((n * n).max(2 * n));
         let output = CHUNK as u64 * (v + 2 * d);
         let tables = n * (d / h.max(1)) + h * n;
         l.saturating_mul(per_layer).saturating_add(last).saturating_add(scratch).saturating_add(output + tables)

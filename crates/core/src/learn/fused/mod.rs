@@ -95,7 +95,7 @@ impl Acts {
             dv: z(s.wide),
             dout: z(s.wide),
             du: z(s.ffn),
-            dp: z((shape.n * shape.n) as u64),
+            dp: z((shape.n * shape.n).max(2 * shape.n) as u64),
             logits: z((CHUNK * shape.vocab) as u64),
             yc: z(CHUNK as u64 * d),
             dyc: z(CHUNK as u64 * d),
@@ -326,8 +326,8 @@ impl Fused {
         }
         let heads = attention::Heads { batch: b, t, d, heads: self.shape.heads };
         let alibi: &[f32] = if self.signal == Signal::Alibi { &a.alibi } else { &[] };
-        let (q, k, v) = (&a.q[wide.clone()], &a.k[wide.clone()], &a.v[wide.clone()]);
-        attention::forward(heads, q, k, v, &batch.input, alibi, &mut a.probs[sp..], &mut a.o[wide.clone()]);
+        let qkv = (&a.q[wide.clone()], &a.k[wide.clone()], &a.v[wide.clone()]);
+        attention::forward(heads, qkv, &batch.input, alibi, &mut a.dp, &mut a.probs[sp..], &mut a.o[wide.clone()]);
         a.mid[wide.clone()].copy_from_slice(&a.xs[wide.clone()]);
         mm(&mut a.mid[wide.clone()], rows, &a.o[wide.clone()], rows, w, dd(at.wo), true, 1.0);
         let ln2 = (&w[at.ln2..at.ln2 + d], &w[at.ln2 + d..at.ln2 + 2 * d]);

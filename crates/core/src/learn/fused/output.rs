@@ -56,19 +56,13 @@ impl Fused {
 /// The cross-entropy of `row` (logits) at `target`, and whether the first largest logit is
 /// the target; with `scale`, `row` becomes (softmax − e_target)·scale.
 fn cross_entropy(row: &mut [f32], target: usize, scale: Option<f32>) -> (f64, bool) {
-    let (mut max, mut best) = (f32::NEG_INFINITY, 0);
-    for (j, &z) in row.iter().enumerate() {
-        if z > max {
-            max = z;
-            best = j;
-        }
-    }
+    let max = super::kernels::max(row);
+    let best = row.iter().position(|&z| z == max);
     let picked = row[target];
-    let mut sum = 0.0f32;
     for z in row.iter_mut() {
-        *z = (*z - max).exp();
-        sum += *z;
+        *z = super::kernels::exp(*z - max);
     }
+    let sum = super::kernels::sum(row);
     let loss = (sum.ln() + max - picked) as f64;
     if let Some(s) = scale {
         let k = s / sum;
@@ -77,5 +71,5 @@ fn cross_entropy(row: &mut [f32], target: usize, scale: Option<f32>) -> (f64, bo
         }
         row[target] -= s;
     }
-    (loss, best == target)
+    (loss, best == Some(target))
 }
