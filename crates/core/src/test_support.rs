@@ -61,3 +61,24 @@ pub fn report() -> crate::report::Report {
         .expect("the analysis")
         .report(true)
 }
+
+/// A synthetic corpus of `sequences` lines of `positions` tokens over 30 types: its analysis
+/// (d = 8, no SMACOF) and its tokens, as the learning experiment reads them.
+pub fn learn_corpus(sequences: usize, positions: usize) -> (crate::Analysis, Vec<Vec<String>>) {
+    use crate::demos::synth::{generate, SynthParams};
+    let lines =
+        generate(&SynthParams { sequences, positions, vocab: 30, ..Default::default() }).expect("synthetic corpus");
+    let mut p = crate::analysis::AnalysisParams::default();
+    p.encodings.d = 8;
+    p.encodings.smacof_max_iter = 0;
+    let analysis = crate::analysis::analyze(&crate::Corpus::from_sequences(lines.clone()), &p, &[], &mut |_| true)
+        .expect("analysis");
+    let tok = p.tokenizer();
+    (analysis, lines.iter().map(|l| tok.tokens(l, p.max_len)).collect())
+}
+
+/// The learning experiment's context over [`learn_corpus`] with `params`.
+pub fn learn_context(sequences: usize, positions: usize, params: &crate::learn::LearnParams) -> crate::learn::Context {
+    let (analysis, seqs) = learn_corpus(sequences, positions);
+    crate::learn::Context::new(&seqs, &analysis, params).expect("context")
+}

@@ -375,3 +375,27 @@ fn the_helpers_tables_passed_and_appended_are_the_whole_texts_in_wasm() {
     let as_text = count_table(&texts, &tk(TokenizerKind::Whitespace, None), 16, &mut |_| {});
     assert_eq!(count_table(&lines, &by_id, 16, &mut |_| {}), as_text);
 }
+
+#[wasm_bindgen_test]
+fn the_fused_trainer_follows_candle_in_wasm() {
+    // The fused trainer (gemm's simd128 kernels, the vectorised exp) against the candle graph in
+    // the browser, for every signal: the first step's gradients to 1e-4 relative, the first
+    // 20 losses to 1e-5 (docs/MATH.md §16, "Implementations").
+    use posgeo::learn::{oracle::compare, LearnParams, Signal};
+    let p = LearnParams {
+        signals: Signal::ALL.to_vec(),
+        steps: 20,
+        d_model: 16,
+        heads: 2,
+        batch: 6,
+        every: 5,
+        ..Default::default()
+    };
+    let ctx = posgeo::test_support::learn_context(160, 14, &p);
+    for signal in Signal::ALL {
+        let a = compare(&ctx, signal, 1, 20).expect("compare");
+        assert!(a.worst_gradient.1 < 1e-4, "{signal:?}: {:?}", a.worst_gradient);
+        assert!(a.worst_loss < 1e-5, "{signal:?}: losses {}", a.worst_loss);
+        assert_eq!(a.steps, 20, "{signal:?}");
+    }
+}

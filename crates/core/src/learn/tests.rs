@@ -4,20 +4,10 @@
 use super::data::Batch;
 use super::net::{Net, Shape};
 use super::*;
-use crate::analysis::{analyze, AnalysisParams};
-use crate::corpus::Corpus;
-use crate::demos::synth::{generate, SynthParams};
 
 /// A small synthetic corpus, its analysis and its whitespace tokens.
-pub(super) fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
-    let lines = generate(&SynthParams { sequences, positions, vocab: 30, ..Default::default() }).unwrap();
-    let mut p = AnalysisParams::default();
-    p.encodings.d = 8;
-    p.encodings.smacof_max_iter = 0;
-    let analysis = analyze(&Corpus::from_sequences(lines.clone()), &p, &[], &mut |_| true).unwrap();
-    let tok = p.tokenizer();
-    let seqs = lines.iter().map(|l| tok.tokens(l, p.max_len)).collect();
-    (analysis, seqs)
+fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
+    crate::test_support::learn_corpus(sequences, positions)
 }
 
 pub(super) fn small(signals: &[Signal], steps: usize) -> LearnParams {

@@ -4,16 +4,15 @@
 //! held-out loss and accuracy at each record too.
 
 use super::super::oracle::{compare, relative, Candle};
-use super::super::tests::{corpus, small};
+use super::super::tests::small;
 use super::super::train::run_with;
 use super::super::{Context, LearnParams, Signal};
 use super::Fused;
 
 /// A context over a small synthetic corpus with every signal; `rate` is the mask rate.
 fn context(rate: f64, batch: usize) -> Context {
-    let (analysis, seqs) = corpus(160, 14);
     let p = LearnParams { mask_rate: rate, batch, d_model: 16, heads: 2, layers: 2, ..small(&Signal::ALL, 20) };
-    Context::new(&seqs, &analysis, &p).expect("context")
+    crate::test_support::learn_context(160, 14, &p)
 }
 
 /// Gradients and twenty losses for every signal, also with batches whose chosen positions
