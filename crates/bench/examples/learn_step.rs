@@ -9,6 +9,7 @@
 #![allow(clippy::print_stdout)]
 
 use posgeo::learn::data::Batch;
+use posgeo::learn::fused::clock::{stage_flops, STAGES};
 use posgeo::learn::fused::Fused;
 use posgeo::learn::net::Shape;
 use posgeo::learn::oracle::Candle;
@@ -38,14 +39,6 @@ fn batches(count: usize, b: usize, n: usize, v: usize) -> Vec<Batch> {
         .collect()
 }
 
-/// FLOPs of one training step (a multiply-add is two): per layer forward 24·B·n·d²
-/// (q, k, v, o and the 4d feed-forward) + 4·B·n²·d (scores and P·v), the backward pass twice
-/// that; the output layer 2·C·|V|·d forward and twice that backward.
-fn step_flops(s: Shape, b: usize, chosen: usize) -> f64 {
-    let (b, n, d, l, v, c) = (b as f64, s.n as f64, s.d as f64, s.layers as f64, s.vocab as f64, chosen as f64);
-    3.0 * l * (24.0 * b * n * d * d + 4.0 * b * n * n * d) + 6.0 * c * v * d
-}
-
 fn time<M: Model>(model: &mut M, data: &[Batch], steps: usize) -> f64 {
     for b in data.iter().take(3) {
         model.step(b, 1e-3).expect("warm-up");
@@ -57,6 +50,11 @@ fn time<M: Model>(model: &mut M, data: &[Batch], steps: usize) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
+fn now() -> f64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
 fn main() {
     let shape =
         Shape { vocab: env("V", 2003), n: env("N", 64), d: env("D", 64), layers: env("L", 2), heads: env("H", 4) };
@@ -65,7 +63,8 @@ fn main() {
     let peak = env("PEAK", 78) as f64;
     let data = batches(20, b, shape.n, shape.vocab);
     let chosen = data.iter().map(Batch::chosen_count).sum::<usize>() as f64 / data.len() as f64;
-    let flops = step_flops(shape, b, chosen.round() as usize);
+    let per_stage = stage_flops(shape, b, shape.n, chosen.round() as usize);
+    let flops: f64 = per_stage.iter().sum();
     let init = init::tensors(shape, signal, 1, None);
     let tokens = (steps * b * shape.n) as f64;
     let mut fused = Fused::new(shape, signal, &init, b).expect("fused");
@@ -83,6 +82,24 @@ fn main() {
         100.0 * flops * steps as f64 / t_fused / 1e9 / peak,
         flops / 1e9,
     );
+    // The stages, on a second trainer with a clock (the ticks cost about 1 %).
+    let mut timed = Fused::new(shape, signal, &init, b).expect("fused");
+    timed.step(&data[0], 1e-3).expect("warm-up");
+    timed.time_stages(now);
+    for k in 0..steps {
+        timed.step(&data[k % data.len()], 1e-3).expect("step");
+    }
+    let seconds = timed.stage_seconds();
+    let total: f64 = seconds.iter().sum();
+    for (k, (_, name)) in STAGES.iter().enumerate() {
+        let rate = per_stage[k] * steps as f64 / seconds[k] / 1e9;
+        let share = if per_stage[k] > 0.0 {
+            format!(", {rate:.1} GFLOP/s ({:.0} % of peak)", 100.0 * rate / peak)
+        } else {
+            String::new()
+        };
+        println!("  {name:<13} {:5.1} % of the time{share}", 100.0 * seconds[k] / total);
+    }
     if env("CANDLE", 1) == 1 {
         let mut candle = Candle::build(shape, signal, &init, b).expect("candle");
         let t_candle = time(&mut candle, &data, steps);

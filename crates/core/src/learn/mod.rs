@@ -134,6 +134,8 @@ pub struct LearnParams {
     pub batch: usize,
     /// Record every this many steps (20).
     pub every: usize,
+    /// Training positions n_t: sequences are cut there and D restricted to them (128).
+    pub positions: usize,
 }
 
 impl Default for LearnParams {
@@ -150,6 +152,7 @@ impl Default for LearnParams {
             lr: 3e-3,
             batch: 32,
             every: 20,
+            positions: 128,
         }
     }
 }
@@ -218,7 +221,7 @@ impl Context {
     /// prepares the data and the tables.
     pub fn new<S: AsRef<str>>(seqs: &[Vec<S>], analysis: &Analysis, params: &LearnParams) -> Result<Context> {
         params.validate()?;
-        let n = analysis.counts.n;
+        let n = analysis.counts.n.min(params.positions);
         if n < 2 {
             return Err(PosgeoError::Learn(format!("the corpus has {n} position(s); training needs at least 2")));
         }
@@ -226,16 +229,29 @@ impl Context {
         let d = params.d_model;
         let shape = net::Shape { vocab: data.vocab.len(), n, d, layers: params.layers, heads: params.heads };
         fused::layout::check_memory(shape, params.batch, true)?;
-        let kept = analysis.spectrum.kept();
-        let full = d.min(analysis.effective_rank).min(kept).max(1);
-        let rank = analysis.params.encodings.rank.unwrap_or(analysis.energy_rank).min(full).max(1);
-        let x = analysis.spectrum.coordinates(full);
-        let xr = analysis.spectrum.coordinates(rank);
+        // The geometry of the first n_t positions: D restricted, and its own spectrum and ranks.
+        let restricted = (n < analysis.counts.n).then(|| {
+            let sub = crate::metric::DistanceMatrix::from_fn(n, |i, j| analysis.distances.get(i, j));
+            crate::mds::Spectrum::of_distances(&sub).map(|s| (sub, s))
+        });
+        let restricted = restricted.transpose()?;
+        let (distances, spectrum, effective_rank, energy_rank) = match &restricted {
+            Some((sub, s)) => {
+                let p = &analysis.params;
+                (sub, s, s.effective_rank(p.tau), s.energy_rank(p.energy))
+            }
+            None => (&analysis.distances, &analysis.spectrum, analysis.effective_rank, analysis.energy_rank),
+        };
+        let kept = spectrum.kept();
+        let full = d.min(effective_rank).min(kept).max(1);
+        let rank = analysis.params.encodings.rank.unwrap_or(energy_rank).min(full).max(1);
+        let x = spectrum.coordinates(full);
+        let xr = spectrum.coordinates(rank);
         let sin = crate::encodings::sinusoidal(n, d, 10000.0);
-        let map = analysis.spectrum.coordinates(2.min(kept).max(1));
+        let map = spectrum.coordinates(2.min(kept).max(1));
         Ok(Context {
             held: data.held_batches(params.batch, params.mask_rate),
-            target: Target::new(&analysis.distances)?,
+            target: Target::new(distances)?,
             map_target: map,
             pmds: scaled(&x, d)?,
             pmds_r: scaled(&xr, d)?,

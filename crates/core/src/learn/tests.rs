@@ -141,3 +141,24 @@ fn cancelling_keeps_the_records_so_far() {
     assert_eq!(run.error.as_deref(), Some("cancelled"));
     assert_eq!(run.records.last().unwrap().step, 4);
 }
+
+/// `learn_positions` cuts the sequences and restricts D: the fixed tables' σ* is measured
+/// against D's first n_t rows and columns, and PMDS comes from that restricted D (its full-rank
+/// table has σ* 0 there, not on the whole D).
+#[test]
+fn training_positions_restrict_the_geometry() {
+    let (analysis, seqs) = corpus(120, 12);
+    let p = LearnParams { positions: 7, ..small(&[Signal::Sinusoidal, Signal::Pmds], 2) };
+    let ctx = Context::new(&seqs, &analysis, &p).unwrap();
+    assert_eq!(ctx.data.n, 7);
+    assert!(ctx.data.train.iter().chain(&ctx.data.held).all(|s| s.len() <= 7));
+    let sub = crate::metric::DistanceMatrix::from_fn(7, |i, j| analysis.distances.get(i, j));
+    let table = ctx.table(Signal::Sinusoidal, 1).unwrap().unwrap();
+    let points = crate::points::Points::from_fn(7, 8, |i, k| table[i * 8 + k] as f64);
+    let direct = crate::measures::stress::stress(&points.distances(), &sub).unwrap().scaled_stress;
+    assert_eq!(ctx.fixed_stress(Signal::Sinusoidal, 1).unwrap(), Some(direct));
+    let pmds = ctx.fixed_stress(Signal::Pmds, 1).unwrap().unwrap();
+    assert!(pmds < 1e-6, "PMDS of the restricted D fits it: {pmds}");
+    let whole = Context::new(&seqs, &analysis, &small(&[Signal::Pmds], 2)).unwrap();
+    assert_eq!(whole.data.n, analysis.counts.n);
+}

@@ -136,4 +136,16 @@ pub static LEARN: &[OptSpec<LearnParams>] = &[
         batch
     ),
     whole!("every", "every", "record every", "record the curves every this many steps", at_least(1), every),
+    OptSpec {
+        name: "learn_positions",
+        flag: "positions",
+        url: "learn_positions",
+        control: "learn-positions",
+        label: "training positions",
+        help: "train on the first n positions of each sequence (D and PMDS restricted to them)",
+        affects: LEARN_OPT,
+        domain: Domain::Int { min: 2, max: Some(1_000_000), even: false },
+        get: |p: &L| u(p.positions),
+        set: |p: &mut L, v| p.positions = int(v),
+    },
 ];

@@ -63,25 +63,34 @@ pub fn forward(
         for h in 0..s.heads {
             let pv = s.probs(b, h);
             mm(probs, pv, q, s.slice(b, h), k, s.slice(b, h).t(), false, s.scale());
-            for i in 0..t {
-                let row = &mut probs[pv.off + i * t..pv.off + (i + 1) * t];
-                if stride == 0 {
-                    row.iter_mut().zip(pads.iter()).for_each(|(x, p)| *x += p);
-                } else {
-                    // ALiBi's −m_h·|i − j| plus the pad's −10⁹, added in that order.
-                    for (j, x) in bias.iter_mut().enumerate() {
-                        *x = alibi[h * stride + i.abs_diff(j)] + pads[j];
-                    }
-                    row.iter_mut().zip(bias.iter()).for_each(|(x, b)| *x += b);
-                }
-                softmax(row);
-            }
+            let block = &mut probs[pv.off..pv.off + t * t];
+            kernels::wide(|| bias_softmax(block, pads, bias, &alibi[h * stride..(h + 1) * stride]));
             mm(o, s.slice(b, h), probs, pv, v, s.slice(b, h), false, 1.0);
         }
     }
 }
 
+/// Adds each row's bias (ALiBi's −m_h·|i − j| from `alibi`, one head's row by distance or
+/// empty, plus the pads' −10⁹, added in that order) to the T×T `block` of scores and turns
+/// each row into its softmax; `bias` is scratch for a row.
+#[inline(always)]
+fn bias_softmax(block: &mut [f32], pads: &[f32], bias: &mut [f32], alibi: &[f32]) {
+    let t = pads.len();
+    for (i, row) in block.chunks_exact_mut(t).enumerate() {
+        if alibi.is_empty() {
+            row.iter_mut().zip(pads.iter()).for_each(|(x, p)| *x += p);
+        } else {
+            for (j, x) in bias.iter_mut().enumerate() {
+                *x = alibi[i.abs_diff(j)] + pads[j];
+            }
+            row.iter_mut().zip(bias.iter()).for_each(|(x, b)| *x += b);
+        }
+        softmax(row);
+    }
+}
+
 /// softmax in place: the exponentials in one loop (it vectorises), their sum in another.
+#[inline(always)]
 fn softmax(row: &mut [f32]) {
     let max = kernels::max(row);
     for x in row.iter_mut() {
@@ -112,16 +121,21 @@ pub fn backward(
             let (pv, hv) = (s.probs(b, h), s.slice(b, h));
             mm(dv, hv, probs, pv.t(), dout, hv, false, 1.0);
             mm(dp, square, dout, hv, v, hv.t(), false, 1.0);
-            for i in 0..t {
-                let p = &probs[pv.off + i * t..pv.off + (i + 1) * t];
-                let g = &mut dp[i * t..(i + 1) * t];
-                let dot = kernels::dot(p, g);
-                for (gj, pj) in g.iter_mut().zip(p) {
-                    *gj = pj * (*gj - dot);
-                }
-            }
+            let block = &probs[pv.off..pv.off + t * t];
+            kernels::wide(|| softmax_backward(block, &mut dp[..t * t], t));
             mm(dq, hv, dp, square, k, hv, false, s.scale());
             mm(dk, hv, dp, square.t(), q, hv, false, s.scale());
+        }
+    }
+}
+
+/// ∂S = P ∘ (∂P − rowsum(∂P ∘ P)) in place of ∂P, row by row.
+#[inline(always)]
+fn softmax_backward(probs: &[f32], dp: &mut [f32], t: usize) {
+    for (p, g) in probs.chunks_exact(t).zip(dp.chunks_exact_mut(t)) {
+        let dot = kernels::dot(p, g);
+        for (gj, pj) in g.iter_mut().zip(p) {
+            *gj = pj * (*gj - dot);
         }
     }
 }

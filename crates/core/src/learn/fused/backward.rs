@@ -5,6 +5,7 @@
 //! ∂W_{q,k,v} = LN₁ᵀ·∂{q,k,v}, the first layer norm), each residual adding its branch's
 //! gradient to the stream's; last the token embedding (and a trainable table) by row.
 
+use super::clock::Stage;
 use super::kernels::{self, add_column_sums, ln_backward};
 use super::matmul::{mm, View};
 use super::{attention, Fused};
@@ -22,6 +23,7 @@ impl Fused {
         let grads = self.g[s..s + 2 * d].split_at_mut(d);
         let xs = &a.xs[last..last + wide];
         ln_backward(&a.dtmp[..wide], xs, &a.statsf[..2 * bt], &w[s..s + d], &mut a.dx[..wide], grads, &mut a.dyc, d);
+        self.clock.tick(Stage::Norms);
         for l in (0..self.shape.layers).rev() {
             self.block_backward(l, batch);
         }
@@ -34,6 +36,7 @@ impl Fused {
                 self.g[at..at + d].iter_mut().zip(row).for_each(|(g, x)| *g += x);
             }
         }
+        self.clock.tick(Stage::Other);
     }
 
     /// Block `l`'s backward pass: `dx` holds ∂ of the stream leaving it, and then of the
@@ -48,16 +51,21 @@ impl Fused {
         add_column_sums(&a.dx[..n_wide], &mut g[at.b2..at.b2 + d], d);
         mm(g, View::rm(at.w2, f, d), &a.gelu[ffn.clone()], rows_f.t(), &a.dx, rows, true, 1.0);
         mm(&mut a.du, rows_f, &a.dx, rows, w, View::rm(at.w2, f, d).t(), false, 1.0);
+        self.clock.tick(Stage::Products);
         a.du[..bt * f].iter_mut().zip(&a.dgelu[ffn]).for_each(|(x, y)| *x *= y);
+        self.clock.tick(Stage::Gelu);
         add_column_sums(&a.du[..bt * f], &mut g[at.b1..at.b1 + f], f);
         mm(g, View::rm(at.w1, d, f), &a.ln2[wide.clone()], rows.t(), &a.du, rows_f, true, 1.0);
         mm(&mut a.dtmp, rows, &a.du, rows_f, w, View::rm(at.w1, d, f).t(), false, 1.0);
+        self.clock.tick(Stage::Products);
         let grads = g[at.ln2..at.ln2 + 2 * d].split_at_mut(d);
         let (x, st) = (&a.mid[wide.clone()], &a.stats2[ss..ss + 2 * bt]);
         ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln2..at.ln2 + d], &mut a.dx[..n_wide], grads, &mut a.dyc, d);
+        self.clock.tick(Stage::Norms);
         // The attention branch.
         mm(g, dd(at.wo), &a.o[wide.clone()], rows.t(), &a.dx, rows, true, 1.0);
         mm(&mut a.dout, rows, &a.dx, rows, w, dd(at.wo).t(), false, 1.0);
+        self.clock.tick(Stage::Products);
         let heads = attention::Heads { batch: b, t, d, heads: self.shape.heads };
         let (q, k, v) = (&a.q[wide.clone()], &a.k[wide.clone()], &a.v[wide.clone()]);
         let grads = (&mut a.dq[..n_wide], &mut a.dk[..n_wide], &mut a.dv[..n_wide]);
@@ -67,6 +75,7 @@ impl Fused {
             kernels::rope(&mut a.dq[..n_wide], t, d, dh, (&a.cos, &a.sin), true);
             kernels::rope(&mut a.dk[..n_wide], t, d, dh, (&a.cos, &a.sin), true);
         }
+        self.clock.tick(Stage::Attention);
         let ln1 = &a.ln1[wide.clone()];
         mm(g, dd(at.wq), ln1, rows.t(), &a.dq, rows, true, 1.0);
         mm(g, dd(at.wk), ln1, rows.t(), &a.dk, rows, true, 1.0);
@@ -74,8 +83,10 @@ impl Fused {
         mm(&mut a.dtmp, rows, &a.dq, rows, w, dd(at.wq).t(), false, 1.0);
         mm(&mut a.dtmp, rows, &a.dk, rows, w, dd(at.wk).t(), true, 1.0);
         mm(&mut a.dtmp, rows, &a.dv, rows, w, dd(at.wv).t(), true, 1.0);
+        self.clock.tick(Stage::Products);
         let grads = g[at.ln1..at.ln1 + 2 * d].split_at_mut(d);
         let (x, st) = (&a.xs[wide], &a.stats1[ss..ss + 2 * bt]);
         ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln1..at.ln1 + d], &mut a.dx[..n_wide], grads, &mut a.dyc, d);
+        self.clock.tick(Stage::Norms);
     }
 }

@@ -10,6 +10,15 @@
 //! - AdamW as PyTorch (and candle-nn) define it, term by term in the same f32 order;
 //! - e^x without a library call ([`exp`]), so that the loops over it vectorise.
 
+/// Runs `f` compiled for the widest vector extension the CPU has (pulp's run-time dispatch:
+/// AVX2 and FMA on x86-64 when present; in wasm simd128 is on for the whole build), so the
+/// element-wise loops inlined into it run eight lanes wide. No number changes: nothing is
+/// fused or reordered (Rust never contracts a·b + c into an FMA by itself).
+#[inline(always)]
+pub fn wide<R>(f: impl FnOnce() -> R) -> R {
+    pulp::Arch::new().dispatch(f)
+}
+
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 const LN2_HI: f32 = 0.693_359_4;
 const LN2_LO: f32 = -2.121_944_4e-4;
@@ -33,7 +42,7 @@ pub fn exp(x: f32) -> f32 {
 }
 
 /// Σ of `x` over eight running sums (so the loop vectorises), added pairwise at the end.
-#[inline]
+#[inline(always)]
 pub fn sum(x: &[f32]) -> f32 {
     let mut acc = [0.0f32; 8];
     let chunks = x.chunks_exact(8);
@@ -47,7 +56,7 @@ pub fn sum(x: &[f32]) -> f32 {
 }
 
 /// Σ a_i·b_i over eight running sums.
-#[inline]
+#[inline(always)]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0.0f32; 8];
     let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
@@ -61,7 +70,7 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// The largest value of `x` (−∞ for none; NaN never wins, as in `f32::max`).
-#[inline]
+#[inline(always)]
 pub fn max(x: &[f32]) -> f32 {
     let mut acc = [f32::NEG_INFINITY; 8];
     let chunks = x.chunks_exact(8);
@@ -79,6 +88,11 @@ pub const LN_EPS: f32 = 1e-5;
 
 /// Layer norm of each `d`-row of `x` into `y`; `stats` gets (μ, r) per row.
 pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
+    wide(|| ln_forward_rows(x, y, stats, gamma, beta, d));
+}
+
+#[inline(always)]
+fn ln_forward_rows(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
     for ((xr, yr), st) in x.chunks_exact(d).zip(y.chunks_exact_mut(d)).zip(stats.chunks_exact_mut(2)) {
         let mean = sum(xr) / d as f32;
         for (y, x) in yr.iter_mut().zip(xr) {
@@ -97,6 +111,21 @@ pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], be
 /// `dgamma` and `dbeta`. `xhat` is scratch for one row (d).
 #[allow(clippy::too_many_arguments)]
 pub fn ln_backward(
+    dy: &[f32],
+    x: &[f32],
+    stats: &[f32],
+    gamma: &[f32],
+    dx: &mut [f32],
+    (dgamma, dbeta): (&mut [f32], &mut [f32]),
+    xhat: &mut [f32],
+    d: usize,
+) {
+    wide(|| ln_backward_rows(dy, x, stats, gamma, dx, (dgamma, dbeta), xhat, d));
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn ln_backward_rows(
     dy: &[f32],
     x: &[f32],
     stats: &[f32],
@@ -133,6 +162,11 @@ const INV_SQRT_2PI: f32 = 0.398_942_3;
 
 /// GELU in place over `u`, with GELU′ into `du`.
 pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
+    wide(|| gelu_rows(u, du));
+}
+
+#[inline(always)]
+fn gelu_rows(u: &mut [f32], du: &mut [f32]) {
     for (x, dx) in u.iter_mut().zip(du.iter_mut()) {
         let v = *x;
         let z = v.abs() * std::f32::consts::FRAC_1_SQRT_2;
@@ -220,6 +254,11 @@ impl Adam {
 
     /// Updates the parameters `w` from their gradients `g` and moments `m`, `v`.
     pub fn update(&self, w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]) {
+        wide(|| self.update_all(w, g, m, v));
+    }
+
+    #[inline(always)]
+    fn update_all(&self, w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]) {
         for (((w, &g), m), v) in w.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
             *m = *m * self.beta1 + g * self.one_minus_beta1;
             *v = *v * self.beta2 + g * g * self.one_minus_beta2;

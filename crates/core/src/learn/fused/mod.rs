@@ -13,6 +13,7 @@
 
 mod attention;
 mod backward;
+pub mod clock;
 mod kernels;
 pub mod layout;
 pub mod matmul;
@@ -23,6 +24,7 @@ use super::init::Init;
 use super::net::Shape;
 use super::Signal;
 use crate::error::{PosgeoError, Result};
+use clock::{Clock, Stage};
 use layout::{Layout, Sizes, CHUNK};
 
 /// Every activation and scratch buffer (sizes in [`Sizes::activations`]).
@@ -132,6 +134,8 @@ pub struct Fused {
     /// AdamW steps taken.
     t: usize,
     a: Acts,
+    /// Time per stage, when a clock is set.
+    clock: Clock,
 }
 
 /// The loss of a batch and its accuracy's numerator.
@@ -185,6 +189,7 @@ impl Fused {
             v: vec![0.0; len],
             t: 0,
             a: Acts::new(shape, sizes),
+            clock: Clock::default(),
         })
     }
 
@@ -209,6 +214,7 @@ impl Fused {
             return Ok(loss);
         }
         self.t += 1;
+        self.clock.start();
         for seg in self.layout.segments.iter().filter(|s| s.trainable) {
             let decay = if seg.dims.len() == 2 { 0.01 } else { 0.0 };
             let r = seg.off..seg.off + seg.len;
@@ -219,6 +225,7 @@ impl Fused {
                 &mut self.v[r],
             );
         }
+        self.clock.tick(Stage::AdamW);
         Ok(loss)
     }
 
@@ -229,11 +236,22 @@ impl Fused {
         self.g.fill(0.0);
         self.forward(batch);
         let scored = self.output(batch, true);
+        self.clock.tick(Stage::Output);
         let loss = scored.mean();
         if loss.is_finite() {
             self.backward(batch);
         }
         Ok(loss)
+    }
+
+    /// Times every stage from now on with `now` (seconds from any origin).
+    pub fn time_stages(&mut self, now: fn() -> f64) {
+        self.clock.set(now);
+    }
+
+    /// Seconds spent in each stage since [`Fused::time_stages`], in [`clock::STAGES`]' order.
+    pub fn stage_seconds(&self) -> [f64; 7] {
+        self.clock.seconds
     }
 
     /// Each trainable tensor's gradient from the last [`Fused::gradient`], by name.
@@ -246,7 +264,9 @@ impl Fused {
     pub fn score(&mut self, batch: &Batch) -> Result<Scored> {
         self.check(batch)?;
         self.forward(batch);
-        Ok(self.output(batch, false))
+        let scored = self.output(batch, false);
+        self.clock.tick(Stage::Output);
+        Ok(scored)
     }
 
     /// The held-out loss and accuracy over `held`.
@@ -274,6 +294,7 @@ impl Fused {
 
     /// The forward pass up to the final layer norm, activations kept.
     fn forward(&mut self, batch: &Batch) {
+        self.clock.start();
         let (t, d) = (batch.len, self.shape.d);
         let wide = batch.size * t * d;
         let x = &mut self.a.xs[..wide];
@@ -285,6 +306,7 @@ impl Fused {
                 row.iter_mut().zip(&self.w[p..p + d]).for_each(|(x, p)| *x += p);
             }
         }
+        self.clock.tick(Stage::Other);
         for l in 0..self.shape.layers {
             self.block_forward(l, batch);
         }
@@ -297,6 +319,7 @@ impl Fused {
             &self.w[s + d..s + 2 * d],
             d,
         );
+        self.clock.tick(Stage::Norms);
     }
 
     /// Block `l`: x ← x + W_o·MHA(LN₁(x)), x ← x + W₂·GELU(W₁·LN₂(x) + b₁) + b₂.
@@ -316,9 +339,11 @@ impl Fused {
             ln1.1,
             d,
         );
+        self.clock.tick(Stage::Norms);
         mm(&mut a.q[wide.clone()], rows, &a.ln1[wide.clone()], rows, w, dd(at.wq), false, 1.0);
         mm(&mut a.k[wide.clone()], rows, &a.ln1[wide.clone()], rows, w, dd(at.wk), false, 1.0);
         mm(&mut a.v[wide.clone()], rows, &a.ln1[wide.clone()], rows, w, dd(at.wv), false, 1.0);
+        self.clock.tick(Stage::Products);
         if self.signal == Signal::Rope {
             let dh = d / self.shape.heads;
             kernels::rope(&mut a.q[wide.clone()], t, d, dh, (&a.cos, &a.sin), false);
@@ -328,8 +353,10 @@ impl Fused {
         let alibi: &[f32] = if self.signal == Signal::Alibi { &a.alibi } else { &[] };
         let qkv = (&a.q[wide.clone()], &a.k[wide.clone()], &a.v[wide.clone()]);
         attention::forward(heads, qkv, &batch.input, alibi, &mut a.dp, &mut a.probs[sp..], &mut a.o[wide.clone()]);
+        self.clock.tick(Stage::Attention);
         a.mid[wide.clone()].copy_from_slice(&a.xs[wide.clone()]);
         mm(&mut a.mid[wide.clone()], rows, &a.o[wide.clone()], rows, w, dd(at.wo), true, 1.0);
+        self.clock.tick(Stage::Products);
         let ln2 = (&w[at.ln2..at.ln2 + d], &w[at.ln2 + d..at.ln2 + 2 * d]);
         kernels::ln_forward(
             &a.mid[wide.clone()],
@@ -339,6 +366,7 @@ impl Fused {
             ln2.1,
             d,
         );
+        self.clock.tick(Stage::Norms);
         for row in a.gelu[ffn.clone()].chunks_exact_mut(f) {
             row.copy_from_slice(&w[at.b1..at.b1 + f]);
         }
@@ -352,7 +380,9 @@ impl Fused {
             true,
             1.0,
         );
+        self.clock.tick(Stage::Products);
         kernels::gelu_forward(&mut a.gelu[ffn.clone()], &mut a.dgelu[ffn.clone()]);
+        self.clock.tick(Stage::Gelu);
         let next = (l + 1) * self.slot.wide..(l + 1) * self.slot.wide + bt * d;
         for (row, m) in a.xs[next.clone()].chunks_exact_mut(d).zip(a.mid[wide.clone()].chunks_exact(d)) {
             for k in 0..d {
@@ -360,6 +390,7 @@ impl Fused {
             }
         }
         mm(&mut a.xs[next], rows, &a.gelu[ffn], View::rm(0, bt, f), w, View::rm(at.w2, f, d), true, 1.0);
+        self.clock.tick(Stage::Products);
     }
 }
 

@@ -32,13 +32,14 @@ impl Fused {
                 a.logits[i * v..(i + 1) * v].copy_from_slice(&w[ob..ob + v]);
             }
             mm(&mut a.logits, View::rm(0, c, v), &a.yc, View::rm(0, c, d), w, View::rm(tok, v, d).t(), true, 1.0);
-            for (i, &r) in chunk.iter().enumerate() {
-                let target = batch.target[r] as usize;
-                let row = &mut a.logits[i * v..(i + 1) * v];
-                let (loss, hit) = cross_entropy(row, target, train.then_some(inv));
-                scored.loss_sum += loss;
-                scored.correct += usize::from(hit);
-            }
+            let logits = &mut a.logits[..c * v];
+            super::kernels::wide(|| {
+                for (row, &r) in logits.chunks_exact_mut(v).zip(chunk) {
+                    let (loss, hit) = cross_entropy(row, batch.target[r] as usize, train.then_some(inv));
+                    scored.loss_sum += loss;
+                    scored.correct += usize::from(hit);
+                }
+            });
             if train {
                 let dz = View::rm(0, c, v);
                 super::kernels::add_column_sums(&a.logits[..c * v], &mut g[ob..ob + v], v);
@@ -55,6 +56,7 @@ impl Fused {
 
 /// The cross-entropy of `row` (logits) at `target`, and whether the first largest logit is
 /// the target; with `scale`, `row` becomes (softmax − e_target)·scale.
+#[inline(always)]
 fn cross_entropy(row: &mut [f32], target: usize, scale: Option<f32>) -> (f64, bool) {
     let max = super::kernels::max(row);
     let best = row.iter().position(|&z| z == max);
