@@ -5,7 +5,7 @@
 //! ∂S = P ∘ (∂P − rowsum(∂P ∘ P)), ∂q = ∂S·k/√d_h, ∂k = ∂Sᵀ·q/√d_h.
 
 use super::super::data::PAD;
-use super::kernels;
+use super::kernels::{self, simd_op};
 use super::matmul::{mm, View};
 
 /// The attention's sizes for one batch.
@@ -64,11 +64,15 @@ pub fn forward(
             let pv = s.probs(b, h);
             mm(probs, pv, q, s.slice(b, h), k, s.slice(b, h).t(), false, s.scale());
             let block = &mut probs[pv.off..pv.off + t * t];
-            kernels::wide(|| bias_softmax(block, pads, bias, &alibi[h * stride..(h + 1) * stride]));
+            let alibi = &alibi[h * stride..(h + 1) * stride];
+            kernels::wide(BiasSoftmax { block, pads, bias, alibi });
             mm(o, s.slice(b, h), probs, pv, v, s.slice(b, h), false, 1.0);
         }
     }
 }
+
+simd_op!(BiasSoftmax<'a> { block: &'a mut [f32], pads: &'a [f32], bias: &'a mut [f32], alibi: &'a [f32] } => bias_softmax);
+simd_op!(SoftmaxBackward<'a> { probs: &'a [f32], dp: &'a mut [f32], t: usize } => softmax_backward);
 
 /// Adds each row's bias (ALiBi's −m_h·|i − j| from `alibi`, one head's row by distance or
 /// empty, plus the pads' −10⁹, added in that order) to the T×T `block` of scores and turns
@@ -122,7 +126,7 @@ pub fn backward(
             mm(dv, hv, probs, pv.t(), dout, hv, false, 1.0);
             mm(dp, square, dout, hv, v, hv.t(), false, 1.0);
             let block = &probs[pv.off..pv.off + t * t];
-            kernels::wide(|| softmax_backward(block, &mut dp[..t * t], t));
+            kernels::wide(SoftmaxBackward { probs: block, dp: &mut dp[..t * t], t });
             mm(dq, hv, dp, square, k, hv, false, s.scale());
             mm(dk, hv, dp, square.t(), q, hv, false, s.scale());
         }

@@ -10,14 +10,39 @@
 //! - AdamW as PyTorch (and candle-nn) define it, term by term in the same f32 order;
 //! - e^x without a library call ([`exp`]), so that the loops over it vectorise.
 
-/// Runs `f` compiled for the widest vector extension the CPU has (pulp's run-time dispatch:
+/// Runs `op` compiled for the widest vector extension the CPU has (pulp's run-time dispatch:
 /// AVX2 and FMA on x86-64 when present; in wasm simd128 is on for the whole build), so the
-/// element-wise loops inlined into it run eight lanes wide. No number changes: nothing is
-/// fused or reordered (Rust never contracts a·b + c into an FMA by itself).
+/// element-wise loops inlined into its `with_simd` run eight lanes wide. Each kernel is an
+/// `#[inline(always)]` function behind a small [`pulp::WithSimd`] struct (a closure would not
+/// be inlined into the dispatched function, and would run four lanes wide). No number changes:
+/// nothing is fused or reordered (Rust never contracts a·b + c into an FMA by itself).
 #[inline(always)]
-pub fn wide<R>(f: impl FnOnce() -> R) -> R {
-    pulp::Arch::new().dispatch(f)
+pub fn wide<Op: pulp::WithSimd>(op: Op) -> Op::Output {
+    pulp::Arch::new().dispatch(op)
 }
+
+/// Declares a [`pulp::WithSimd`] struct `$op` whose fields are the arguments of the
+/// `#[inline(always)]` kernel `$kernel`, called with them in order.
+macro_rules! simd_op {
+    ($op:ident<$a:lifetime> { $($field:ident : $ty:ty),* $(,)? } => $kernel:path) => {
+        pub(super) struct $op<$a> {
+            $(pub(super) $field: $ty),*
+        }
+        impl pulp::WithSimd for $op<'_> {
+            type Output = ();
+            #[inline(always)]
+            fn with_simd<S: pulp::Simd>(self, _: S) {
+                $kernel($(self.$field),*)
+            }
+        }
+    };
+}
+pub(super) use simd_op;
+
+simd_op!(LnForward<'a> { x: &'a [f32], y: &'a mut [f32], stats: &'a mut [f32], gamma: &'a [f32], beta: &'a [f32], d: usize } => ln_forward_rows);
+simd_op!(LnBackward<'a> { dy: &'a [f32], x: &'a [f32], stats: &'a [f32], gamma: &'a [f32], dx: &'a mut [f32], grads: (&'a mut [f32], &'a mut [f32]), xhat: &'a mut [f32], d: usize } => ln_backward_rows);
+simd_op!(Gelu<'a> { u: &'a mut [f32], du: &'a mut [f32] } => gelu_rows);
+simd_op!(AdamUpdate<'a> { adam: &'a Adam, w: &'a mut [f32], g: &'a [f32], m: &'a mut [f32], v: &'a mut [f32] } => Adam::update_all);
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
 const LN2_HI: f32 = 0.693_359_4;
@@ -88,7 +113,7 @@ pub const LN_EPS: f32 = 1e-5;
 
 /// Layer norm of each `d`-row of `x` into `y`; `stats` gets (μ, r) per row.
 pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
-    wide(|| ln_forward_rows(x, y, stats, gamma, beta, d));
+    wide(LnForward { x, y, stats, gamma, beta, d });
 }
 
 #[inline(always)]
@@ -120,7 +145,7 @@ pub fn ln_backward(
     xhat: &mut [f32],
     d: usize,
 ) {
-    wide(|| ln_backward_rows(dy, x, stats, gamma, dx, (dgamma, dbeta), xhat, d));
+    wide(LnBackward { dy, x, stats, gamma, dx, grads: (dgamma, dbeta), xhat, d });
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -162,7 +187,7 @@ const INV_SQRT_2PI: f32 = 0.398_942_3;
 
 /// GELU in place over `u`, with GELU′ into `du`.
 pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
-    wide(|| gelu_rows(u, du));
+    wide(Gelu { u, du });
 }
 
 #[inline(always)]
@@ -254,7 +279,7 @@ impl Adam {
 
     /// Updates the parameters `w` from their gradients `g` and moments `m`, `v`.
     pub fn update(&self, w: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]) {
-        wide(|| self.update_all(w, g, m, v));
+        wide(AdamUpdate { adam: self, w, g, m, v });
     }
 
     #[inline(always)]

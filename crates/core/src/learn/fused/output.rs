@@ -4,6 +4,7 @@
 //! over the batch's C chosen positions, whose products ∂E += ∂zᵀ·y, ∂b += Σ ∂z and
 //! ∂y = ∂z·E are taken before the next chunk overwrites the logits.
 
+use super::kernels::simd_op;
 use super::layout::CHUNK;
 use super::matmul::{mm, View};
 use super::{Fused, Scored};
@@ -33,13 +34,8 @@ impl Fused {
             }
             mm(&mut a.logits, View::rm(0, c, v), &a.yc, View::rm(0, c, d), w, View::rm(tok, v, d).t(), true, 1.0);
             let logits = &mut a.logits[..c * v];
-            super::kernels::wide(|| {
-                for (row, &r) in logits.chunks_exact_mut(v).zip(chunk) {
-                    let (loss, hit) = cross_entropy(row, batch.target[r] as usize, train.then_some(inv));
-                    scored.loss_sum += loss;
-                    scored.correct += usize::from(hit);
-                }
-            });
+            let scale = train.then_some(inv);
+            super::kernels::wide(Losses { logits, v, rows: chunk, target: &batch.target, scale, scored: &mut scored });
             if train {
                 let dz = View::rm(0, c, v);
                 super::kernels::add_column_sums(&a.logits[..c * v], &mut g[ob..ob + v], v);
@@ -51,6 +47,19 @@ impl Fused {
             }
         }
         scored
+    }
+}
+
+simd_op!(Losses<'a> { logits: &'a mut [f32], v: usize, rows: &'a [usize], target: &'a [u32], scale: Option<f32>, scored: &'a mut Scored } => losses);
+
+/// The cross-entropy of each `v`-row of `logits` (the chosen positions `rows`), added to
+/// `scored`; with `scale`, each row becomes its gradient (see [`cross_entropy`]).
+#[inline(always)]
+fn losses(logits: &mut [f32], v: usize, rows: &[usize], target: &[u32], scale: Option<f32>, scored: &mut Scored) {
+    for (row, &r) in logits.chunks_exact_mut(v).zip(rows) {
+        let (loss, hit) = cross_entropy(row, target[r] as usize, scale);
+        scored.loss_sum += loss;
+        scored.correct += usize::from(hit);
     }
 }
 
