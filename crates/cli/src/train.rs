@@ -92,7 +92,7 @@ pub fn run(a: TrainArgs) -> Result<(), String> {
                 let verdict = match c.holds {
                     Some(true) => "holds",
                     Some(false) => "does not hold",
-                    None => "not applicable",
+                    None => "not determined",
                 };
                 writeln!(out, "\n[{verdict}] {}\n  {}", c.finding, c.reason).ok();
             }

@@ -9,16 +9,22 @@
 //!    order. Holds when the `learned` table's final violation rate is below its rate at
 //!    step 0 (noise).
 //! 10. `stress_predicts_loss` — an encoding closer to the corpus geometry trains a better
-//!     model: Spearman's ρ(held-out loss, σ*) ≥ 0.5 over the signals.
+//!     model: Spearman's ρ(held-out loss, σ*) ≥ 0.5 over the signals; undetermined (`null`)
+//!     when the finding is ([`super::significance`]: p > 0.05, or the seeds disagree in sign).
+//! 11. `position_helps` — Theorem 1's consequence: without a position signal the model cannot
+//!     tell orders apart, so `learned` and `sinusoidal` each train below `nope` in held-out
+//!     loss. Holds when both differences clear the spread over seeds
+//!     ([`super::significance::below`]), fails when either is above `nope` by that margin,
+//!     undetermined otherwise.
 
 use super::{Experiment, Signal};
 use crate::report::Claim;
 use std::collections::BTreeMap;
 
-/// The lecture step on training (Theorem 4, live) and the one on stress against loss.
-pub const STEP_SEPARATION: usize = 12;
-/// See [`STEP_SEPARATION`].
-pub const STEP_LOSS: usize = 13;
+/// The lecture step on training (13, "Training separates positions": Theorem 4, live).
+pub const STEP_SEPARATION: usize = 13;
+/// The lecture step on stress against loss (14, "Does lower stress mean lower loss?").
+pub const STEP_LOSS: usize = 14;
 
 fn claim(
     key: &str,
@@ -40,9 +46,38 @@ fn claim(
     }
 }
 
-/// The three training claims of `e`.
+/// The four training claims of `e`.
 pub fn claims(e: &Experiment) -> Vec<Claim> {
-    vec![separates(e), monotone(e), predicts(e)]
+    vec![helps(e), separates(e), monotone(e), predicts(e)]
+}
+
+fn helps(e: &Experiment) -> Claim {
+    let finding = "A position signal helps: learned and sinusoidal tables train below no position at all";
+    let paper = "Theorem 1: without a positional signal the model is permutation equivariant";
+    let get = |s: Signal| e.signals.iter().find(|x| x.signal == s);
+    let (Some(nope), Some(learned), Some(sin)) = (get(Signal::Nope), get(Signal::Learned), get(Signal::Sinusoidal))
+    else {
+        let reason = "nope, learned and sinusoidal must all finish".into();
+        return claim("position_helps", finding, paper, None, reason, vec![], STEP_SEPARATION);
+    };
+    let verdicts = [super::significance::below(learned, nope), super::significance::below(sin, nope)];
+    let holds = if verdicts.contains(&Some(false)) {
+        Some(false)
+    } else if verdicts.iter().all(|v| *v == Some(true)) {
+        Some(true)
+    } else {
+        None
+    };
+    let spread = if e.finding.seeds <= 1 { "1 % of nope's loss (one seed)" } else { "the spread over seeds" };
+    let reason = format!(
+        "held-out loss: nope {:.4}, learned {:.4}, sinusoidal {:.4}{}",
+        nope.held_loss,
+        learned.held_loss,
+        sin.held_loss,
+        if holds.is_none() { format!("; a difference within {spread} is undetermined") } else { String::new() }
+    );
+    let values = [nope, learned, sin].iter().map(|s| (format!("{}.held_loss", s.signal.name()), s.held_loss)).collect();
+    claim("position_helps", finding, paper, holds, reason, values, STEP_SEPARATION)
 }
 
 fn separates(e: &Experiment) -> Claim {
@@ -93,14 +128,12 @@ fn predicts(e: &Experiment) -> Claim {
     let Some(rho) = f.rho else {
         return claim("stress_predicts_loss", finding, paper, None, f.sentence.clone(), vec![], STEP_LOSS);
     };
-    let reason = format!("Spearman ρ(held-out loss, σ*) = {rho:.3} over {} signals", f.signals);
-    claim(
-        "stress_predicts_loss",
-        finding,
-        paper,
-        Some(rho >= 0.5),
-        reason,
-        vec![("finding.rho".into(), rho)],
-        STEP_LOSS,
-    )
+    let p = f.p_value.unwrap_or(f64::NAN);
+    let mut reason = format!("Spearman ρ(held-out loss, σ*) = {rho:.3}, p = {p:.3} over {} signals", f.signals);
+    if !f.determined {
+        reason.push_str(": undetermined (p > 0.05 or the seeds disagree in sign)");
+    }
+    let holds = f.determined.then_some(rho >= 0.5);
+    let values = vec![("finding.rho".into(), rho), ("finding.p_value".into(), p)];
+    claim("stress_predicts_loss", finding, paper, holds, reason, values, STEP_LOSS)
 }

@@ -1,6 +1,6 @@
 //! The **data of the learning experiment** (docs/MATH.md §16): the corpus's sequences as
 //! token ids over a vocabulary of the `vocab` most frequent types plus `<pad>`, `<unk>` and
-//! `<mask>`; a seeded held-out split of ⌊m/10⌋ sequences; batches of B training sequences
+//! `<mask>`; a seeded held-out split of ⌊m·share⌋ sequences (a tenth by default); batches of B training sequences
 //! from seeded permutations; masked-token targets (each real position chosen with
 //! probability `mask_rate`, at least one per sequence, replaced by `<mask>`).
 
@@ -84,8 +84,8 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    /// Ids of `seqs` cut at `n`, over the top-`k` vocabulary, with ⌊m/10⌋ held out.
-    pub fn new<S: AsRef<str>>(seqs: &[Vec<S>], n: usize, k: usize) -> Result<Dataset> {
+    /// Ids of `seqs` cut at `n`, over the top-`k` vocabulary, with ⌊m·`share`⌋ held out.
+    pub fn new<S: AsRef<str>>(seqs: &[Vec<S>], n: usize, k: usize, share: f64) -> Result<Dataset> {
         let vocab = Vocab::top(seqs, n, k);
         let mut all: Vec<Vec<u32>> = seqs
             .iter()
@@ -93,10 +93,13 @@ impl Dataset {
             .map(|s| s.iter().take(n).map(|t| vocab.id(t.as_ref())).collect())
             .collect();
         let m = all.len();
-        let held_count = m / 10;
-        if held_count == 0 || held_count == m {
+        // (The 10⁻⁹ keeps ⌊m·0.1⌋ = ⌊m/10⌋ where m·0.1 rounds below a whole number.)
+        let held_count = (m as f64 * share + 1e-9).floor() as usize;
+        if held_count == 0 || held_count >= m {
+            let least = (1.0 / share).ceil();
             return Err(PosgeoError::Learn(format!(
-                "the corpus has {m} sequence(s): holding out 10 % for the held-out loss needs at least 10"
+                "the corpus has {m} sequence(s): holding out {:.0} % for the held-out loss needs at least {least} and leaves none to train on below that",
+                100.0 * share
             )));
         }
         let mut order: Vec<usize> = (0..m).collect();
@@ -259,16 +262,16 @@ mod tests {
 
     #[test]
     fn a_tenth_is_held_out_and_every_sequence_lands_once() {
-        let d = Dataset::new(&corpus(47), 5, 100).unwrap();
+        let d = Dataset::new(&corpus(47), 5, 100, 0.1).unwrap();
         assert_eq!(d.held.len(), 4);
         assert_eq!(d.train.len(), 43);
         assert!(d.train.iter().chain(&d.held).all(|s| !s.is_empty() && s.len() <= 5));
-        assert!(Dataset::new(&corpus(9), 5, 100).is_err());
+        assert!(Dataset::new(&corpus(9), 5, 100, 0.1).is_err());
     }
 
     #[test]
     fn every_sequence_gets_a_chosen_position_and_pads_are_never_chosen() {
-        let d = Dataset::new(&corpus(60), 6, 100).unwrap();
+        let d = Dataset::new(&corpus(60), 6, 100, 0.1).unwrap();
         for b in Batches::new(&d, 8, 0.0, 3).take(5) {
             for r in 0..b.size {
                 let row = &b.chosen[r * b.len..(r + 1) * b.len];

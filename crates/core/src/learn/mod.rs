@@ -23,6 +23,7 @@ pub mod fused;
 pub mod init;
 pub mod net;
 pub mod oracle;
+pub mod significance;
 pub mod summary;
 pub mod train;
 
@@ -136,6 +137,8 @@ pub struct LearnParams {
     pub every: usize,
     /// Training positions n_t: sequences are cut there and D restricted to them (128).
     pub positions: usize,
+    /// The share of the sequences held out (0.1).
+    pub held: f64,
 }
 
 impl Default for LearnParams {
@@ -153,6 +156,7 @@ impl Default for LearnParams {
             batch: 32,
             every: 20,
             positions: 128,
+            held: 0.1,
         }
     }
 }
@@ -225,7 +229,7 @@ impl Context {
         if n < 2 {
             return Err(PosgeoError::Learn(format!("the corpus has {n} position(s); training needs at least 2")));
         }
-        let data = Dataset::new(seqs, n, params.vocab)?;
+        let data = Dataset::new(seqs, n, params.vocab, params.held)?;
         let d = params.d_model;
         let shape = net::Shape { vocab: data.vocab.len(), n, d, layers: params.layers, heads: params.heads };
         fused::layout::check_memory(shape, params.batch, true)?;

@@ -42,6 +42,12 @@ pub struct Finding {
     pub seeds: usize,
     /// ρ computed seed by seed: smallest and largest.
     pub rho_range: Option<[f64; 2]>,
+    /// ρ's exact permutation p-value over the signals ([`super::significance`]).
+    #[serde(default)]
+    pub p_value: Option<f64>,
+    /// Whether ρ stands out: p ≤ 0.05 and its range over seeds on one side of 0.
+    #[serde(default)]
+    pub determined: bool,
     /// What it means on this corpus.
     pub sentence: String,
 }
@@ -141,41 +147,43 @@ pub fn summarise(ctx: &Context, runs: Vec<Run>) -> Result<Experiment> {
     })
 }
 
-/// ρ between held-out loss and σ*, with the seed-by-seed range and the sentence.
+/// ρ between held-out loss and σ*, with its p-value, the seed-by-seed range and the sentence.
 fn finding(signals: &[SignalSummary], per_seed: &[Vec<(f64, f64)>], seeds: usize) -> Finding {
     let pairs: Vec<(f64, f64)> = signals.iter().filter_map(|s| s.scaled_stress.map(|st| (s.held_loss, st))).collect();
-    let rho = |pairs: &[(f64, f64)]| -> Option<f64> {
-        if pairs.len() < 3 {
-            return None;
-        }
+    let rho = |pairs: &[(f64, f64)]| -> Option<(f64, f64)> {
         let (loss, stress): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
-        crate::measures::stress::spearman(&loss, &stress)
+        super::significance::spearman_p_value(&loss, &stress)
     };
     let overall = rho(&pairs);
-    let by_seed: Vec<f64> = per_seed.iter().filter_map(|p| rho(p)).collect();
+    let by_seed: Vec<f64> = per_seed.iter().filter_map(|p| rho(p).map(|r| r.0)).collect();
     let rho_range = (!by_seed.is_empty()).then(|| {
         [
             by_seed.iter().copied().fold(f64::INFINITY, f64::min),
             by_seed.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         ]
     });
-    let sentence = match overall {
-        None => format!(
-            "Not enough signals finished to relate stress and loss ({} with a σ*; 3 are needed).",
-            pairs.len()
-        ),
-        Some(r) if r >= 0.5 => format!(
-            "On this corpus, lower stress goes with lower held-out loss (ρ = {r:.2} over {} signals): an encoding closer to the corpus geometry trained a better model.",
-            pairs.len()
-        ),
-        Some(r) if r <= -0.5 => format!(
-            "On this corpus, lower stress goes with higher held-out loss (ρ = {r:.2} over {} signals): stress did not predict which encoding trains better.",
-            pairs.len()
-        ),
-        Some(r) => format!(
-            "On this corpus, stress and held-out loss show no clear link (ρ = {r:.2} over {} signals).",
-            pairs.len()
-        ),
+    let k = pairs.len();
+    let Some((r, p)) = overall else {
+        let sentence = format!("Not enough signals finished to relate stress and loss ({k} with a σ*; 3 are needed).");
+        return Finding { rho: None, signals: k, seeds, rho_range, p_value: None, determined: false, sentence };
     };
-    Finding { rho: overall, signals: pairs.len(), seeds, rho_range, sentence }
+    let straddles = rho_range.is_some_and(|[lo, hi]| lo <= 0.0 && hi >= 0.0);
+    let determined = p <= 0.05 && !straddles;
+    let numbers = format!("ρ = {r:.2}, p = {p:.3} over {k} signals");
+    let sentence = if !determined {
+        let why = if straddles { "the seeds disagree on its sign" } else { "it is within what chance gives" };
+        let remedy = if seeds < 3 {
+            "train more seeds (seeds 3 or more), then more steps or a larger held-out share"
+        } else {
+            "train more steps, or hold out a larger share, or more seeds"
+        };
+        format!("On this corpus the link between stress and held-out loss is undetermined ({numbers}): {why}. To settle it, {remedy}.")
+    } else if r >= 0.5 {
+        format!("On this corpus, lower stress goes with lower held-out loss ({numbers}): an encoding closer to the corpus geometry trained a better model.")
+    } else if r <= -0.5 {
+        format!("On this corpus, lower stress goes with higher held-out loss ({numbers}): stress did not predict which encoding trains better.")
+    } else {
+        format!("On this corpus, stress and held-out loss show a weak link ({numbers}).")
+    };
+    Finding { rho: Some(r), signals: k, seeds, rho_range, p_value: Some(p), determined, sentence }
 }

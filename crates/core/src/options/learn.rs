@@ -148,4 +148,16 @@ pub static LEARN: &[OptSpec<LearnParams>] = &[
         get: |p: &L| u(p.positions),
         set: |p: &mut L, v| p.positions = int(v),
     },
+    OptSpec {
+        name: "learn_held",
+        flag: "held",
+        url: "learn_held",
+        control: "learn-held",
+        label: "held-out share",
+        help: "the share of the sequences held out for the held-out loss and accuracy",
+        affects: LEARN_OPT,
+        domain: Domain::Real { lo: 0.0, lo_open: true, hi: Some((0.9, false)) },
+        get: |p: &L| Value::Real(p.held),
+        set: |p: &mut L, v| p.held = real(v),
+    },
 ];

@@ -33,7 +33,8 @@ pub struct Claim {
     pub finding: String,
     /// What the paper reports.
     pub paper: String,
-    /// Whether it holds here (`None`: not applicable to this run).
+    /// Whether it holds here (`None`: not applicable to this run, or undetermined: a training
+    /// verdict within the spread over seeds or chance, docs/MATH.md §16).
     pub holds: Option<bool>,
     /// This corpus's numbers, in one line.
     pub reason: String,

@@ -73,7 +73,7 @@ pub fn claim_items(list: &web_sys::Element, claims: &[posgeo::report::Claim]) {
         let (holds, mark) = match c.holds {
             Some(true) => ("true", "✓ holds"),
             Some(false) => ("false", "✗ does not hold"),
-            None => ("na", "– not applicable"),
+            None => ("na", "– not determined here"),
         };
         let Some(li) = make("li", "") else { continue };
         li.set_attribute("data-claim", &c.key).ok();

@@ -207,3 +207,12 @@ fn the_training_steps_report_the_last_trainings_numbers() {
         assert!(t.contains(&format!("{} σ* {}", s.signal.name(), num(s.scaled_stress.unwrap()))), "{t}");
     }
 }
+
+/// Each training claim links to the lecture step that explains it, by the step's own title.
+#[test]
+fn the_training_claims_link_to_the_steps_they_name() {
+    use posgeo::learn::claims::{STEP_LOSS, STEP_SEPARATION};
+    assert_eq!(STEPS[STEP_SEPARATION - 1].title, "13. Training separates positions");
+    assert_eq!(STEPS[STEP_LOSS - 1].title, "14. Does lower stress mean lower loss?");
+    assert_eq!(SCATTER_STEP.0, STEP_LOSS, "the scatter is drawn on the loss step");
+}
