@@ -63,7 +63,7 @@ def test_per_signal_arrays_follow_the_signals(ours, theirs):
     assert math.isnan(ours.separation[0]) and math.isnan(ours.separation[1]) and ours.separation[2] > 0
     assert ours.scaled_stress[0] == 1.0  # nope
     assert ours.finding == theirs["finding"]
-    assert set(ours.finding) == {"rho", "signals", "seeds", "rho_range", "sentence"}
+    assert set(ours.finding) == {"rho", "signals", "seeds", "rho_range", "p_value", "determined", "sentence"}
     assert ours.runs == theirs["runs"]
 
 

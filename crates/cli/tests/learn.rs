@@ -124,14 +124,15 @@ fn the_finding_and_the_fixed_stresses_follow_from_the_reported_numbers() {
     assert_eq!(claim("learned_monotone")["holds"], end < start);
     // ρ's p-value by brute force over every ordering of the 6 signals' σ* (720), two-sided;
     // the verdict is undetermined above 0.05 (one seed: ρ's range is ρ itself).
-    let mut orders = vec![vec![]];
+    let mut orders: Vec<Vec<usize>> = vec![vec![]];
     for _ in 0..stress.len() {
-        orders = orders
-            .into_iter()
-            .flat_map(|o: Vec<usize>| {
-                (0..stress.len()).filter(move |k| !o.contains(k)).map(move |k| [o.clone(), vec![k]].concat())
-            })
-            .collect();
+        let mut longer = Vec::new();
+        for o in &orders {
+            for k in (0..stress.len()).filter(|k| !o.contains(k)) {
+                longer.push([o.clone(), vec![k]].concat());
+            }
+        }
+        orders = longer;
     }
     let hits = orders
         .iter()
