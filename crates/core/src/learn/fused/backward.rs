@@ -6,7 +6,7 @@
 //! gradient to the stream's; last the token embedding (and a trainable table) by row.
 
 use super::clock::Stage;
-use super::kernels::{self, add_column_sums, ln_backward};
+use super::kernels::{self, add_column_sums, LnBackward};
 use super::matmul::{mm, View};
 use super::{attention, Fused};
 use crate::learn::data::Batch;
@@ -22,7 +22,16 @@ impl Fused {
         a.dx[..wide].fill(0.0);
         let grads = self.g[s..s + 2 * d].split_at_mut(d);
         let xs = &a.xs[last..last + wide];
-        ln_backward(&a.dtmp[..wide], xs, &a.statsf[..2 * bt], &w[s..s + d], &mut a.dx[..wide], grads, &mut a.dyc, d);
+        kernels::wide(LnBackward {
+            dy: &a.dtmp[..wide],
+            x: xs,
+            stats: &a.statsf[..2 * bt],
+            gamma: &w[s..s + d],
+            dx: &mut a.dx[..wide],
+            grads,
+            xhat: &mut a.dyc,
+            d,
+        });
         self.clock.tick(Stage::Norms);
         for l in (0..self.shape.layers).rev() {
             self.block_backward(l, batch);
@@ -60,7 +69,16 @@ impl Fused {
         self.clock.tick(Stage::Products);
         let grads = g[at.ln2..at.ln2 + 2 * d].split_at_mut(d);
         let (x, st) = (&a.mid[wide.clone()], &a.stats2[ss..ss + 2 * bt]);
-        ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln2..at.ln2 + d], &mut a.dx[..n_wide], grads, &mut a.dyc, d);
+        kernels::wide(LnBackward {
+            dy: &a.dtmp[..n_wide],
+            x,
+            stats: st,
+            gamma: &w[at.ln2..at.ln2 + d],
+            dx: &mut a.dx[..n_wide],
+            grads,
+            xhat: &mut a.dyc,
+            d,
+        });
         self.clock.tick(Stage::Norms);
         // The attention branch.
         mm(g, dd(at.wo), &a.o[wide.clone()], rows.t(), &a.dx, rows, true, 1.0);
@@ -86,7 +104,16 @@ impl Fused {
         self.clock.tick(Stage::Products);
         let grads = g[at.ln1..at.ln1 + 2 * d].split_at_mut(d);
         let (x, st) = (&a.xs[wide], &a.stats1[ss..ss + 2 * bt]);
-        ln_backward(&a.dtmp[..n_wide], x, st, &w[at.ln1..at.ln1 + d], &mut a.dx[..n_wide], grads, &mut a.dyc, d);
+        kernels::wide(LnBackward {
+            dy: &a.dtmp[..n_wide],
+            x,
+            stats: st,
+            gamma: &w[at.ln1..at.ln1 + d],
+            dx: &mut a.dx[..n_wide],
+            grads,
+            xhat: &mut a.dyc,
+            d,
+        });
         self.clock.tick(Stage::Norms);
     }
 }

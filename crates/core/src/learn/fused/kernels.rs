@@ -39,9 +39,9 @@ macro_rules! simd_op {
 }
 pub(super) use simd_op;
 
-simd_op!(LnForward<'a> { x: &'a [f32], y: &'a mut [f32], stats: &'a mut [f32], gamma: &'a [f32], beta: &'a [f32], d: usize } => ln_forward_rows);
-simd_op!(LnBackward<'a> { dy: &'a [f32], x: &'a [f32], stats: &'a [f32], gamma: &'a [f32], dx: &'a mut [f32], grads: (&'a mut [f32], &'a mut [f32]), xhat: &'a mut [f32], d: usize } => ln_backward_rows);
-simd_op!(Gelu<'a> { u: &'a mut [f32], du: &'a mut [f32] } => gelu_rows);
+simd_op!(LnForward<'a> { x: &'a [f32], y: &'a mut [f32], stats: &'a mut [f32], gamma: &'a [f32], beta: &'a [f32], d: usize } => ln_forward);
+simd_op!(LnBackward<'a> { dy: &'a [f32], x: &'a [f32], stats: &'a [f32], gamma: &'a [f32], dx: &'a mut [f32], grads: (&'a mut [f32], &'a mut [f32]), xhat: &'a mut [f32], d: usize } => ln_backward);
+simd_op!(Gelu<'a> { u: &'a mut [f32], du: &'a mut [f32] } => gelu_forward);
 simd_op!(AdamUpdate<'a> { adam: &'a Adam, w: &'a mut [f32], g: &'a [f32], m: &'a mut [f32], v: &'a mut [f32] } => Adam::update_all);
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
@@ -112,12 +112,8 @@ pub fn max(x: &[f32]) -> f32 {
 pub const LN_EPS: f32 = 1e-5;
 
 /// Layer norm of each `d`-row of `x` into `y`; `stats` gets (μ, r) per row.
-pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
-    wide(LnForward { x, y, stats, gamma, beta, d });
-}
-
 #[inline(always)]
-fn ln_forward_rows(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
+pub fn ln_forward(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], beta: &[f32], d: usize) {
     for ((xr, yr), st) in x.chunks_exact(d).zip(y.chunks_exact_mut(d)).zip(stats.chunks_exact_mut(2)) {
         let mean = sum(xr) / d as f32;
         for (y, x) in yr.iter_mut().zip(xr) {
@@ -133,24 +129,10 @@ fn ln_forward_rows(x: &[f32], y: &mut [f32], stats: &mut [f32], gamma: &[f32], b
 }
 
 /// The layer norm's backward pass: `dx += ∂x` for the rows of `dy`; ∂γ and ∂β accumulate into
-/// `dgamma` and `dbeta`. `xhat` is scratch for one row (d).
-#[allow(clippy::too_many_arguments)]
-pub fn ln_backward(
-    dy: &[f32],
-    x: &[f32],
-    stats: &[f32],
-    gamma: &[f32],
-    dx: &mut [f32],
-    (dgamma, dbeta): (&mut [f32], &mut [f32]),
-    xhat: &mut [f32],
-    d: usize,
-) {
-    wide(LnBackward { dy, x, stats, gamma, dx, grads: (dgamma, dbeta), xhat, d });
-}
-
+/// `dgamma` and `dbeta`. `xhat` is scratch for two rows (2d).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn ln_backward_rows(
+pub fn ln_backward(
     dy: &[f32],
     x: &[f32],
     stats: &[f32],
@@ -186,12 +168,8 @@ const P: f32 = 0.327_591_1;
 const INV_SQRT_2PI: f32 = 0.398_942_3;
 
 /// GELU in place over `u`, with GELU′ into `du`.
-pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
-    wide(Gelu { u, du });
-}
-
 #[inline(always)]
-fn gelu_rows(u: &mut [f32], du: &mut [f32]) {
+pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
     for (x, dx) in u.iter_mut().zip(du.iter_mut()) {
         let v = *x;
         let z = v.abs() * std::f32::consts::FRAC_1_SQRT_2;

@@ -311,14 +311,14 @@ impl Fused {
             self.block_forward(l, batch);
         }
         let (s, last) = (self.layout.lnf, self.shape.layers * self.slot.wide);
-        kernels::ln_forward(
-            &self.a.xs[last..last + wide],
-            &mut self.a.lnf[..wide],
-            &mut self.a.statsf[..2 * batch.size * t],
-            &self.w[s..s + d],
-            &self.w[s + d..s + 2 * d],
+        kernels::wide(kernels::LnForward {
+            x: &self.a.xs[last..last + wide],
+            y: &mut self.a.lnf[..wide],
+            stats: &mut self.a.statsf[..2 * batch.size * t],
+            gamma: &self.w[s..s + d],
+            beta: &self.w[s + d..s + 2 * d],
             d,
-        );
+        });
         self.clock.tick(Stage::Norms);
     }
 
@@ -331,14 +331,14 @@ impl Fused {
         let (wide, ffn) = (sw..sw + bt * d, sf..sf + bt * f);
         let (rows, dd) = (View::rm(0, bt, d), |off| View::rm(off, d, d));
         let ln1 = (&w[at.ln1..at.ln1 + d], &w[at.ln1 + d..at.ln1 + 2 * d]);
-        kernels::ln_forward(
-            &a.xs[wide.clone()],
-            &mut a.ln1[wide.clone()],
-            &mut a.stats1[ss..ss + 2 * bt],
-            ln1.0,
-            ln1.1,
+        kernels::wide(kernels::LnForward {
+            x: &a.xs[wide.clone()],
+            y: &mut a.ln1[wide.clone()],
+            stats: &mut a.stats1[ss..ss + 2 * bt],
+            gamma: ln1.0,
+            beta: ln1.1,
             d,
-        );
+        });
         self.clock.tick(Stage::Norms);
         mm(&mut a.q[wide.clone()], rows, &a.ln1[wide.clone()], rows, w, dd(at.wq), false, 1.0);
         mm(&mut a.k[wide.clone()], rows, &a.ln1[wide.clone()], rows, w, dd(at.wk), false, 1.0);
@@ -358,14 +358,14 @@ impl Fused {
         mm(&mut a.mid[wide.clone()], rows, &a.o[wide.clone()], rows, w, dd(at.wo), true, 1.0);
         self.clock.tick(Stage::Products);
         let ln2 = (&w[at.ln2..at.ln2 + d], &w[at.ln2 + d..at.ln2 + 2 * d]);
-        kernels::ln_forward(
-            &a.mid[wide.clone()],
-            &mut a.ln2[wide.clone()],
-            &mut a.stats2[ss..ss + 2 * bt],
-            ln2.0,
-            ln2.1,
+        kernels::wide(kernels::LnForward {
+            x: &a.mid[wide.clone()],
+            y: &mut a.ln2[wide.clone()],
+            stats: &mut a.stats2[ss..ss + 2 * bt],
+            gamma: ln2.0,
+            beta: ln2.1,
             d,
-        );
+        });
         self.clock.tick(Stage::Norms);
         for row in a.gelu[ffn.clone()].chunks_exact_mut(f) {
             row.copy_from_slice(&w[at.b1..at.b1 + f]);
@@ -381,7 +381,7 @@ impl Fused {
             1.0,
         );
         self.clock.tick(Stage::Products);
-        kernels::gelu_forward(&mut a.gelu[ffn.clone()], &mut a.dgelu[ffn.clone()]);
+        kernels::wide(kernels::Gelu { u: &mut a.gelu[ffn.clone()], du: &mut a.dgelu[ffn.clone()] });
         self.clock.tick(Stage::Gelu);
         let next = (l + 1) * self.slot.wide..(l + 1) * self.slot.wide + bt * d;
         for (row, m) in a.xs[next.clone()].chunks_exact_mut(d).zip(a.mid[wide.clone()].chunks_exact(d)) {
