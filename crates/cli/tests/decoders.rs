@@ -48,50 +48,50 @@ fn tiny(tag: &str, args: &[&str]) -> PathBuf {
     dir
 }
 
-/// |a − b| ≤ tol·max(1, |b|).
-fn close(what: &str, a: f64, b: f64, tol: f64) {
-    assert!((a - b).abs() <= tol * b.abs().max(1.0), "{what}: posgeo {a} vs reference {b}");
-}
-
-/// Our report against the reference's JSON: the rows, and the per-layer measures (principal
-/// coordinates relative to the layer's largest one; ties between eigenvalues are avoided by
-/// comparing the first axis only).
-fn agree(ours: &Value, theirs: &Value, tol: f64, what: &str) {
+/// Our report against the reference's JSON, through a counting comparison ([`Tally`]): the
+/// layer rows (the same set, every field of each; raw stress and scale to 1e-4 at least), and
+/// the per-layer measures (one per layer; principal coordinates relative to the layer's largest
+/// one, the first axis only, as ties between eigenvalues would swap the others). Returns how
+/// many values were compared.
+fn agree(ours: &Value, theirs: &Value, tol: f64, what: &str) -> usize {
+    let mut t = Tally::default();
     let layers = &ours["layers"];
     for key in ["positions", "sequences_used", "cut", "num_layers", "hidden_size", "skip"] {
-        assert_eq!(layers[key], theirs[key], "{what}: layers.{key}");
+        t.value(&format!("{what}: layers.{key}"), &layers[key], &theirs[key], 0.0);
     }
-    assert_eq!(ours["n"], theirs["n"], "{what}: n");
-    for (name, e) in theirs["encodings"].as_object().unwrap() {
+    t.value(&format!("{what}: n"), &ours["n"], &theirs["n"], 0.0);
+    let refs = theirs["encodings"].as_object().unwrap();
+    let rows: Vec<&String> = ours["encodings"].as_object().unwrap().keys().filter(|k| k.starts_with("layer")).collect();
+    assert_eq!(rows, refs.keys().collect::<Vec<_>>(), "{what}: the same layer rows");
+    for (name, e) in refs {
         let mine = &ours["encodings"][name];
+        assert_eq!(mine.as_object().map(|m| m.len()), e.as_object().map(|m| m.len()), "{what}: {name}'s fields");
         for (field, v) in e.as_object().unwrap() {
-            if let (Some(b), Some(a)) = (v.as_f64(), mine[field].as_f64()) {
-                let t = if field == "raw_stress" || field == "scale" { tol.max(1e-4) } else { tol };
-                close(&format!("{what}: {name}.{field}"), a, b, t);
-            }
+            let tol = if field == "raw_stress" || field == "scale" { tol.max(1e-4) } else { tol };
+            t.value(&format!("{what}: {name}.{field}"), &mine[field], v, tol);
         }
     }
     let (mine, refs) = (layers["measures"].as_array().unwrap(), theirs["measures"].as_array().unwrap());
     assert_eq!(mine.len(), refs.len(), "{what}: one measure per layer");
     for (a, b) in mine.iter().zip(refs) {
         let l = &b["layer"];
+        t.value(&format!("{what}: layer {l}"), &a["layer"], l, 0.0);
         for key in ["positional_share", "effective_dimension"] {
-            if let Some(bv) = b[key].as_f64() {
-                close(&format!("{what}: layer {l} {key}"), a[key].as_f64().unwrap(), bv, tol);
-            }
+            t.value(&format!("{what}: layer {l} {key}"), &a[key], &b[key], tol);
         }
-        let first = |m: &Value| -> Vec<f64> {
-            m["principal"].as_array().unwrap().iter().map(|r| r[0].as_f64().unwrap()).collect()
-        };
+        let first =
+            |m: &Value| -> Vec<Value> { m["principal"].as_array().unwrap().iter().map(|r| r[0].clone()).collect() };
         let (pa, pb) = (first(a), first(b));
-        let scale = pb.iter().fold(1e-12f64, |m, v| m.max(v.abs()));
-        for (x, y) in pa.iter().zip(&pb) {
-            assert!(
-                (x - y).abs() <= 1e-3 * scale,
-                "{what}: layer {l} first principal coordinate {x} vs {y} (scale {scale})"
-            );
-        }
+        let scale = pb.iter().fold(1e-12f64, |m, v| m.max(v.as_f64().map_or(0.0, f64::abs)));
+        // Relative to the largest coordinate: both scaled, then compared to 1e-3.
+        let scaled = |v: &[Value]| {
+            Value::Array(v.iter().map(|x| x.as_f64().map_or(Value::Null, |x| (x / scale).into())).collect())
+        };
+        t.value(&format!("{what}: layer {l} first principal coordinates"), &scaled(&pa), &scaled(&pb), 1e-3);
     }
+    let rows = theirs["encodings"].as_object().unwrap().len();
+    assert!(t.compared >= 8 * rows + 2 * mine.len(), "{what}: only {} values compared", t.compared);
+    t.compared
 }
 
 fn reference(model: &Path, corpus: &str, args: &[&str]) -> Value {
@@ -160,13 +160,9 @@ fn a_model_gives_the_same_numbers_from_its_folder_and_its_gguf() {
         let args = ["--min-support", "3"];
         let (folder, file) = (posgeo(&dir, &text, &args), posgeo(&gguf, &text, &args));
         assert_eq!(folder["n"], file["n"], "{arch}: the GGUF tokenizer counts as the folder's tokenizer.json");
-        for (name, e) in folder["encodings"].as_object().unwrap() {
-            for (field, v) in e.as_object().unwrap() {
-                if let (Some(a), Some(b)) = (v.as_f64(), file["encodings"][name][field].as_f64()) {
-                    close(&format!("{arch} {name}.{field}"), b, a, 1e-5);
-                }
-            }
-        }
+        let mut t = Tally::default();
+        t.value(&format!("{arch}: the GGUF's rows"), &file["encodings"], &folder["encodings"], 1e-5);
+        assert!(t.compared >= 8 * folder["encodings"].as_object().unwrap().len(), "{arch}: {} values", t.compared);
         agree(&posgeo(&gguf, &text, &args), &reference(&gguf, &text, &args), 1e-4, &format!("{arch} GGUF"));
     }
 }
