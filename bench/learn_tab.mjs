@@ -57,7 +57,7 @@ console.log(JSON.stringify({
   tab_over_native_one_thread: +(best / one).toFixed(2),
 }));
 if (process.env.DEFAULT === '1') {
-  const signals = ['nope', 'sinusoidal', 'random', 'pmds', 'pmds_r', 'learned', 'learned_pmds', 'rope', 'alibi'];
+  const signals = ['nope', 'sinusoidal', 'random', 'pmds', 'pmds_r', 'learned', 'learned_pmds', 'rope', 'alibi', 'lowrank'];
   console.log(JSON.stringify({ default_run_tab_s: await train(signals, 400) }));
 }
 await browser.close();

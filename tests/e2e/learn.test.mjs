@@ -48,7 +48,7 @@ const METRICS = ['held_loss', 'held_accuracy', 'scaled_stress', 'separation', 'm
  * differ between wasm and native, 1e-9 for the f64 geometry, exact for counts. */
 function tolerance(signal, metric) {
   if (metric === 'held_accuracy') return 0;
-  const trainable = signal === 'learned' || signal === 'learned_pmds';
+  const trainable = signal === 'learned' || signal === 'learned_pmds' || signal === 'lowrank';
   return metric === 'held_loss' || trainable ? 1e-5 : 1e-9;
 }
 

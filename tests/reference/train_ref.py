@@ -5,7 +5,7 @@ alone (no Rust code read), that replays a dump of `posgeo train --dump DIR` and 
 Model, one batch of ids w (B×T), pads where w = pad id, LN(x) = (x − mean)/√(var + 1e-5)·γ + β
 (biased variance), heads h = 0…H−1 of d_h = d/H columns (head h = columns h·d_h:(h+1)·d_h):
   x      = E[w] (+ pos[0:T] for the additive signals sinusoidal, random, pmds, pmds_r, learned,
-           learned_pmds)
+           learned_pmds; + (pos_a·pos_bᵀ)[0:T] for lowrank, pos_a n×r and pos_b d×r)
   block  a = LN₁(x);  q, k, v = a·W_q, a·W_k, a·W_v (x·W, no biases), split into heads;
          rope: q, k rotated per head on pairs (x₂ₖ, x₂ₖ₊₁) by angle i·θ_k, θ_k = 10000^(−2k/d_h):
                (x₂ₖ cos − x₂ₖ₊₁ sin, x₂ₖ sin + x₂ₖ₊₁ cos), i the 0-based position;
@@ -14,8 +14,8 @@ Model, one batch of ids w (B×T), pads where w = pad id, LN(x) = (x − mean)/�
          x += concat_h(softmax_j(s)·v)·W_o;  x += GELU_erf(LN₂(x)·W₁ + b₁)·W₂ + b₂
   logits = LN_f(x)·Eᵀ + b_out;  loss = mean over chosen positions of logsumexp(logits) − logit_tgt
 Optimiser: AdamW as PyTorch (β = 0.9, 0.999, ε = 1e-8, bias-corrected; decoupled decay
-θ ← θ·(1 − 0.01·lr_t) first, on 2-D tensors only: E, learned pos, W_q, W_k, W_v, W_o, W₁, W₂).
-Trainable: every tensor, `pos` only for learned and learned_pmds. lr_t: run.json's lr_per_step,
+θ ← θ·(1 − 0.01·lr_t) first, on 2-D tensors only: E, learned pos, pos_a, pos_b, W_q, W_k, W_v,
+W_o, W₁, W₂). Trainable: every tensor, `pos` only for learned and learned_pmds. lr_t: run.json's lr_per_step,
 checked against §16's schedule (w = ⌊steps/10⌋; lr·(t+1)/w for t < w, else lr).
 
 Each step's loss is computed at the weights before that step's update and compared with
@@ -37,10 +37,10 @@ import jax.numpy as jnp
 import numpy as np
 
 SIGNALS = ("nope", "sinusoidal", "random", "pmds", "pmds_r", "learned", "learned_pmds", "rope",
-           "alibi")
+           "alibi", "lowrank")
 ADDITIVE = {"sinusoidal", "random", "pmds", "pmds_r", "learned", "learned_pmds"}
 TRAINABLE_POS = {"learned", "learned_pmds"}
-DECAYED = {"tok_emb", "pos", "wq", "wk", "wv", "wo", "w1", "w2"}  # last component of the name
+DECAYED = {"tok_emb", "pos", "pos_a", "pos_b", "wq", "wk", "wv", "wo", "w1", "w2"}  # last name part
 LN_EPS, BETA1, BETA2, ADAM_EPS, WEIGHT_DECAY = 1e-5, 0.9, 0.999, 1e-8, 0.01
 BLOCK_TENSORS = ("ln1.weight", "ln1.bias", "wq", "wk", "wv", "wo", "ln2.weight", "ln2.bias",
                  "w1", "b1", "w2", "b2")
@@ -68,7 +68,7 @@ def load_dump(folder, signal):
         raise DumpError(f"{folder}: run.json signal is {run['signal']!r}, expected {signal!r}")
     layers, d, n = opt["layers"], opt["d_model"], run["n"]
     names = {"tok_emb", "ln_f.weight", "ln_f.bias", "out_bias"} | (
-        {"pos"} if signal in ADDITIVE else set())
+        {"pos"} if signal in ADDITIVE else {"pos_a", "pos_b"} if signal == "lowrank" else set())
     names |= {f"blocks.{l}.{t}" for l in range(layers) for t in BLOCK_TENSORS}
     if set(init) != names:
         raise DumpError(f"{folder}: init.safetensors tensors differ from §16: missing "
@@ -80,6 +80,10 @@ def load_dump(folder, signal):
                         f"{len(run['vocabulary'])}, d {d}, heads {opt['heads']}")
     if signal in ADDITIVE and init["pos"].shape != (n, d):
         raise DumpError(f"{folder}: pos {init['pos'].shape}, expected {(n, d)}")
+    if signal == "lowrank" and (init["pos_a"].shape[0] != n or init["pos_b"].shape[0] != d
+                                or init["pos_a"].shape[1] != init["pos_b"].shape[1]):
+        raise DumpError(f"{folder}: pos_a {init['pos_a'].shape}, pos_b {init['pos_b'].shape}: "
+                        f"expected n×r and d×r with n = {n}, d = {d}")
     shape = batches["input"].shape
     if len(shape) != 3 or shape[2] != n or any(batches[k].shape != shape for k in
                                                 ("target", "chosen")):
@@ -118,6 +122,8 @@ def loss_fn(p, inp, target, chosen, signal, layers, heads, pad):
     dh = d // heads
     if signal in ADDITIVE:
         x = x + p["pos"][:T]
+    elif signal == "lowrank":
+        x = x + (p["pos_a"] @ p["pos_b"].T)[:T]
     i = jnp.arange(T, dtype=x.dtype)
     bias = jnp.where(inp == pad, -1e9, 0.0).astype(x.dtype)[:, None, None, :]  # B,1,1,T(keys)
     if signal == "alibi":

@@ -56,8 +56,14 @@ fn now() -> f64 {
 }
 
 fn main() {
-    let shape =
-        Shape { vocab: env("V", 2003), n: env("N", 64), d: env("D", 64), layers: env("L", 2), heads: env("H", 4) };
+    let shape = Shape {
+        vocab: env("V", 2003),
+        n: env("N", 64),
+        d: env("D", 64),
+        layers: env("L", 2),
+        heads: env("H", 4),
+        rank: env("R", 8),
+    };
     let (b, steps) = (env("B", 32), env("STEPS", 100));
     let signal = std::env::var("SIGNAL").ok().and_then(|s| Signal::parse(&s)).unwrap_or(Signal::Learned);
     let peak = env("PEAK", 78) as f64;

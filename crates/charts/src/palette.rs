@@ -6,7 +6,8 @@
 //! (white on the dark theme), PMDS bluish green, PMDS r_E yellow, SMACOF reddish purple,
 //! learned tables orange; NoPE neutral grey. A model's rows, beyond those eight, take two
 //! colours of Paul Tol's muted scheme (also colour-blind safe): `layer:ℓ` wine,
-//! `layer-residual:ℓ` teal; the learning experiment's `learned_pmds` table takes Tol's olive.
+//! `layer-residual:ℓ` teal; the learning experiment's `learned_pmds` table takes Tol's olive
+//! and its `lowrank` table Tol's rose.
 //!
 //! The theme is set by the shell before it draws ([`set_theme`]; the page follows
 //! `prefers-color-scheme`), and read by every chart through [`theme`] and [`font`].
@@ -36,6 +37,8 @@ pub const LAYER: RGBColor = RGBColor(136, 34, 85);
 pub const RESIDUAL: RGBColor = RGBColor(68, 170, 153);
 /// The learning experiment's `learned_pmds` table, beside `learned`'s orange (Tol's olive).
 pub const LEARNED_PMDS: RGBColor = RGBColor(153, 153, 51);
+/// The learning experiment's `lowrank` table A·Bᵀ (Tol's rose).
+pub const LOWRANK: RGBColor = RGBColor(204, 102, 119);
 
 /// The colour of an encoding (by its report key).
 pub fn color_of(name: &str) -> RGBColor {
@@ -48,6 +51,7 @@ pub fn color_of(name: &str) -> RGBColor {
         "pmds_r" => OKABE_ITO[4],
         "smacof" => OKABE_ITO[7],
         "learned_pmds" => LEARNED_PMDS,
+        "lowrank" => LOWRANK,
         n if n.starts_with("learned") => OKABE_ITO[1],
         n if n.starts_with("layer-residual:") => RESIDUAL,
         n if n.starts_with("layer:") => LAYER,

@@ -59,7 +59,7 @@ fn a_jax_replay_of_the_dump_gives_every_loss() {
     let stdout = String::from_utf8_lossy(&replay.stdout);
     assert!(replay.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&replay.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 9, "one line per signal: {stdout}");
+    assert_eq!(lines.len(), 10, "one line per signal: {stdout}");
     for l in lines {
         let diff: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
         assert!(diff < 1e-4, "{l}");

@@ -42,7 +42,7 @@ fn the_trainer_takes_what_the_formula_says_and_a_step_keeps_nothing() {
     let analysis = analyze(&Corpus::from_sequences(lines.clone()), &p, &[], &mut |_| true).expect("analysis");
     let tok = p.tokenizer();
     let seqs: Vec<Vec<String>> = lines.iter().map(|l| tok.tokens(l, p.max_len)).collect();
-    for signal in [Signal::Nope, Signal::Learned, Signal::Rope, Signal::Alibi] {
+    for signal in [Signal::Nope, Signal::Learned, Signal::Rope, Signal::Alibi, Signal::LowRank] {
         let params = LearnParams { signals: vec![signal], batch: 16, d_model: 32, heads: 4, ..Default::default() };
         let ctx = Context::new(&seqs, &analysis, &params).expect("context");
         let shape = ctx.shape();
@@ -52,7 +52,7 @@ fn the_trainer_takes_what_the_formula_says_and_a_step_keeps_nothing() {
         PEAK.store(before, SeqCst);
         let mut fused = Fused::new(shape, signal, &weights, 16).expect("trainer");
         let taken = PEAK.load(SeqCst) - before;
-        let formula = memory_bytes(shape, 16, signal.additive()) as usize;
+        let formula = memory_bytes(shape, 16, signal) as usize;
         // Beyond the buffers: the tensors' names and offsets, a few kilobytes.
         assert!(
             taken >= formula && taken <= formula + 16 * 1024,

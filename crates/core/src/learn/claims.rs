@@ -16,6 +16,10 @@
 //!     loss. Holds when both differences clear the spread over seeds
 //!     ([`super::significance::below`]), fails when either is above `nope` by that margin,
 //!     undetermined otherwise.
+//! 12. `lowrank_suffices` — the paper's low-rank result, trained: a table P = A·Bᵀ of rank
+//!     r = r_E (r(n + d) parameters) trains as well as a full learned table (n·d): its held-out
+//!     loss is at most `learned`'s plus the larger of their ranges over seeds (plus 1 % of
+//!     `learned`'s loss with one seed).
 
 use super::{Experiment, Signal};
 use crate::report::Claim;
@@ -46,9 +50,40 @@ fn claim(
     }
 }
 
-/// The four training claims of `e`.
+/// The five training claims of `e`.
 pub fn claims(e: &Experiment) -> Vec<Claim> {
-    vec![helps(e), separates(e), monotone(e), predicts(e)]
+    vec![helps(e), separates(e), monotone(e), predicts(e), low_rank(e)]
+}
+
+fn low_rank(e: &Experiment) -> Claim {
+    let finding = "A rank-r table trains as well as a full learned table";
+    let paper = "the optimal encoding has low effective rank: r(n + d) parameters instead of n·d";
+    let get = |s: Signal| e.signals.iter().find(|x| x.signal == s);
+    let (Some(full), Some(low)) = (get(Signal::Learned), get(Signal::LowRank)) else {
+        let reason = "learned and lowrank must both finish".into();
+        return claim("lowrank_suffices", finding, paper, None, reason, vec![], STEP_SEPARATION);
+    };
+    let range = |s: &super::SignalSummary| s.held_loss_range[1] - s.held_loss_range[0];
+    let margin = if e.finding.seeds <= 1 { 0.01 * full.held_loss } else { range(full).max(range(low)) };
+    let (n, d, r) = (e.n as f64, e.params.d_model as f64, e.lowrank_rank as f64);
+    let holds =
+        (low.held_loss.is_finite() && full.held_loss.is_finite()).then(|| low.held_loss <= full.held_loss + margin);
+    let reason = format!(
+        "held-out loss: rank {} table {:.4} with {} parameters, learned {:.4} with {}; margin {margin:.4}",
+        e.lowrank_rank,
+        low.held_loss,
+        r * (n + d),
+        full.held_loss,
+        n * d
+    );
+    let values = vec![
+        ("lowrank.held_loss".into(), low.held_loss),
+        ("learned.held_loss".into(), full.held_loss),
+        ("lowrank.rank".into(), r),
+        ("lowrank.parameters".into(), r * (n + d)),
+        ("learned.parameters".into(), n * d),
+    ];
+    claim("lowrank_suffices", finding, paper, holds, reason, values, STEP_SEPARATION)
 }
 
 fn helps(e: &Experiment) -> Claim {

@@ -2,7 +2,9 @@
 //! every implementation of the trainer: matrices N(0, 0.02²) drawn from one seeded stream in a
 //! fixed order (so every signal gets the same token embedding and blocks), biases 0, layer-norm
 //! weights 1; an additive signal's table is given, or for `learned` drawn N(0, 0.02²) from a
-//! stream of its own. The order is the dump's (`init.safetensors`).
+//! stream of its own; `lowrank`'s factors A (n×r) and B (d×r) are drawn N(0, s²) with
+//! s = (0.02/√r)^½ from a third stream, so that A·Bᵀ starts with entries of standard deviation
+//! 0.02 like `learned`'s. The order is the dump's (`init.safetensors`).
 
 use super::net::Shape;
 use super::Signal;
@@ -46,7 +48,14 @@ pub fn tensors(shape: Shape, signal: Signal, seed: u64, table: Option<Vec<f32>>)
         out.push(Init { name, dims: dims.to_vec(), data, trainable });
     };
     add("tok_emb".into(), gaussian(&mut rng, v * d, INIT_STD), &[v, d], true);
-    if signal.additive() {
+    if signal == Signal::LowRank {
+        let (n, r) = (shape.n, shape.rank.max(1));
+        let s = (INIT_STD / (r as f64).sqrt()).sqrt();
+        let mut pos_rng = ChaCha8Rng::seed_from_u64(seed);
+        pos_rng.set_stream(4);
+        add("pos_a".into(), gaussian(&mut pos_rng, n * r, s), &[n, r], true);
+        add("pos_b".into(), gaussian(&mut pos_rng, d * r, s), &[d, r], true);
+    } else if signal.additive() {
         let table = table.unwrap_or_else(|| {
             let mut pos_rng = ChaCha8Rng::seed_from_u64(seed);
             pos_rng.set_stream(2);

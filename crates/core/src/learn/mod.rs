@@ -62,11 +62,13 @@ pub enum Signal {
     Rope,
     /// ALiBi's distance bias.
     Alibi,
+    /// A trainable low-rank table P = A·Bᵀ (A n×r, B d×r; r = r_E or `learn_rank`).
+    LowRank,
 }
 
 impl Signal {
     /// Every signal, in the report's order.
-    pub const ALL: [Signal; 9] = [
+    pub const ALL: [Signal; 10] = [
         Signal::Nope,
         Signal::Sinusoidal,
         Signal::Random,
@@ -76,6 +78,7 @@ impl Signal {
         Signal::LearnedPmds,
         Signal::Rope,
         Signal::Alibi,
+        Signal::LowRank,
     ];
 
     /// The signal's name.
@@ -90,6 +93,7 @@ impl Signal {
             Signal::LearnedPmds => "learned_pmds",
             Signal::Rope => "rope",
             Signal::Alibi => "alibi",
+            Signal::LowRank => "lowrank",
         }
     }
 
@@ -105,7 +109,7 @@ impl Signal {
 
     /// A table the optimiser trains.
     pub fn trainable(self) -> bool {
-        matches!(self, Signal::Learned | Signal::LearnedPmds)
+        matches!(self, Signal::Learned | Signal::LearnedPmds | Signal::LowRank)
     }
 }
 
@@ -139,6 +143,8 @@ pub struct LearnParams {
     pub positions: usize,
     /// The share of the sequences held out (0.1).
     pub held: f64,
+    /// r of `lowrank`'s table (none: the energy rank r_E of the training positions' D).
+    pub rank: Option<usize>,
 }
 
 impl Default for LearnParams {
@@ -157,6 +163,7 @@ impl Default for LearnParams {
             every: 20,
             positions: 128,
             held: 0.1,
+            rank: None,
         }
     }
 }
@@ -203,6 +210,8 @@ pub struct Context {
     pmds_r: Vec<f32>,
     /// The sinusoidal table, scaled to RMS 1.
     sinusoidal: Vec<f32>,
+    /// r of `lowrank`'s table.
+    pub lowrank_rank: usize,
 }
 
 /// `p / rms(p)` over every entry, as f32.
@@ -231,8 +240,10 @@ impl Context {
         }
         let data = Dataset::new(seqs, n, params.vocab, params.held)?;
         let d = params.d_model;
-        let shape = net::Shape { vocab: data.vocab.len(), n, d, layers: params.layers, heads: params.heads };
-        fused::layout::check_memory(shape, params.batch, true)?;
+        let shape = net::Shape { vocab: data.vocab.len(), n, d, layers: params.layers, heads: params.heads, rank: 1 };
+        for &signal in &params.signals {
+            fused::layout::check_memory(net::Shape { rank: n.min(d), ..shape }, params.batch, signal)?;
+        }
         // The geometry of the first n_t positions: D restricted, and its own spectrum and ranks.
         let restricted = (n < analysis.counts.n).then(|| {
             let sub = crate::metric::DistanceMatrix::from_fn(n, |i, j| analysis.distances.get(i, j));
@@ -253,7 +264,19 @@ impl Context {
         let xr = spectrum.coordinates(rank);
         let sin = crate::encodings::sinusoidal(n, d, 10000.0);
         let map = spectrum.coordinates(2.min(kept).max(1));
+        let most = n.min(d);
+        let lowrank_rank = match params.rank {
+            Some(r) if r > most => {
+                return Err(PosgeoError::option(
+                    "learn_rank",
+                    format!("must be at most min(n, d) = min({n}, {d}) = {most}: a rank-{r} table of {n} positions in {d} dimensions does not exist"),
+                ))
+            }
+            Some(r) => r,
+            None => energy_rank.clamp(1, most),
+        };
         Ok(Context {
+            lowrank_rank,
             held: data.held_batches(params.batch, params.mask_rate),
             target: Target::new(distances)?,
             map_target: map,
@@ -268,7 +291,8 @@ impl Context {
     /// The model's sizes.
     pub fn shape(&self) -> net::Shape {
         let p = &self.params;
-        net::Shape { vocab: self.data.vocab.len(), n: self.data.n, d: p.d_model, layers: p.layers, heads: p.heads }
+        let (vocab, n, rank) = (self.data.vocab.len(), self.data.n, self.lowrank_rank);
+        net::Shape { vocab, n, d: p.d_model, layers: p.layers, heads: p.heads, rank }
     }
 
     /// The starting position table of `signal` for `seed` (`None`: no table, or `learned`'s
@@ -286,7 +310,7 @@ impl Context {
                 let data: Vec<f64> = (0..n * d).map(|_| -> f64 { StandardNormal.sample(&mut rng) }).collect();
                 Some(scaled(&Points { data, ..p }, d)?)
             }
-            Signal::Nope | Signal::Learned | Signal::Rope | Signal::Alibi => None,
+            Signal::Nope | Signal::Learned | Signal::Rope | Signal::Alibi | Signal::LowRank => None,
         })
     }
 
@@ -297,7 +321,7 @@ impl Context {
         let n = self.data.n;
         let points = match signal {
             Signal::Nope => return Ok(Some(1.0)),
-            Signal::Learned | Signal::LearnedPmds => return Ok(None),
+            Signal::Learned | Signal::LearnedPmds | Signal::LowRank => return Ok(None),
             Signal::Rope => crate::encodings::rope(n, self.params.d_model / self.params.heads, 10000.0),
             Signal::Alibi => crate::encodings::alibi(n, 1.0),
             Signal::Sinusoidal | Signal::Random | Signal::Pmds | Signal::PmdsR => {

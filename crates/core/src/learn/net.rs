@@ -30,6 +30,8 @@ pub struct Shape {
     pub layers: usize,
     /// H.
     pub heads: usize,
+    /// r of a low-rank table P = A·Bᵀ (`lowrank`; unused by the other signals).
+    pub rank: usize,
 }
 
 /// One named parameter, trainable or fixed.
@@ -93,12 +95,22 @@ impl Net {
             .ok_or_else(|| PosgeoError::Learn(format!("no parameter {name}")))
     }
 
+    /// The position table (n×d) of an additive signal: `pos`, or A·Bᵀ for `lowrank`.
+    fn position_table(&self) -> candle_core::Result<Tensor> {
+        let get = |name: &str| self.get(name).map_err(candle_core::Error::wrap);
+        if self.signal == Signal::LowRank {
+            get("pos_a")?.matmul(&get("pos_b")?.t()?)
+        } else {
+            Ok(get("pos")?.clone())
+        }
+    }
+
     /// The position table (n×d, row-major) of an additive signal.
     pub fn table(&self) -> Result<Option<Vec<f32>>> {
         if !self.signal.additive() {
             return Ok(None);
         }
-        self.get("pos")?.flatten_all().and_then(|t| t.to_vec1::<f32>()).map(Some).map_err(fail)
+        self.position_table().and_then(|t| t.flatten_all()?.to_vec1::<f32>()).map(Some).map_err(fail)
     }
 
     /// The loss of `batch` (and, with `count_correct`, its accuracy's numerator).
@@ -113,7 +125,7 @@ impl Net {
         let ids = Tensor::from_slice(&batch.input, b * t, &dev)?;
         let mut x = emb.index_select(&ids, 0)?.reshape((b, t, d))?;
         if self.signal.additive() {
-            let pos = self.get("pos").map_err(candle_core::Error::wrap)?;
+            let pos = self.position_table()?;
             x = x.broadcast_add(&pos.narrow(0, 0, t)?)?;
         }
         let bias = self.attention_bias(batch)?;

@@ -65,6 +65,9 @@ pub struct Experiment {
     pub train_sequences: usize,
     /// Held-out sequences.
     pub held_sequences: usize,
+    /// r of `lowrank`'s table A·Bᵀ (its parameters: r(n + d), against `learned`'s n·d).
+    #[serde(default)]
+    pub lowrank_rank: usize,
     /// Every run, finished or not.
     pub runs: Vec<Run>,
     /// Per signal.
@@ -141,6 +144,7 @@ pub fn summarise(ctx: &Context, runs: Vec<Run>) -> Result<Experiment> {
         vocab: ctx.data.vocab.len(),
         train_sequences: ctx.data.train.len(),
         held_sequences: ctx.data.held.len(),
+        lowrank_rank: ctx.lowrank_rank,
         runs,
         signals,
         finding,

@@ -32,7 +32,7 @@ fn losses(net: &Net, b: &Batch) -> Vec<f32> {
 /// outputs; with a signal it does not.
 #[test]
 fn without_a_signal_a_permuted_sequence_permutes_the_outputs() {
-    let shape = Shape { vocab: 9, n: 5, d: 8, layers: 2, heads: 2 };
+    let shape = Shape { vocab: 9, n: 5, d: 8, layers: 2, heads: 2, rank: 2 };
     let seq = [3u32, 4, 5, 6, 7];
     let perm = [2usize, 0, 4, 1, 3];
     let batch = |order: &[usize]| Batch {
@@ -191,4 +191,49 @@ fn training_positions_restrict_the_geometry() {
     assert!(pmds < 1e-6, "PMDS of the restricted D fits it: {pmds}");
     let whole = Context::new(&seqs, &analysis, &small(&[Signal::Pmds], 2)).unwrap();
     assert_eq!(whole.data.n, analysis.counts.n);
+}
+
+/// `lowrank`: r defaults to the training positions' energy rank, its reported σ* is `stress`
+/// of A·Bᵀ, at r = min(n, d) its factors can hold any table, and a larger r is refused.
+#[test]
+fn the_low_rank_table_is_a_times_b_transposed() {
+    let (analysis, seqs) = corpus(120, 12);
+    let ctx = Context::new(&seqs, &analysis, &small(&[Signal::LowRank], 4)).unwrap();
+    assert_eq!(ctx.lowrank_rank, analysis.energy_rank.clamp(1, 8));
+    let run = train::run(&ctx, Signal::LowRank, 1, None, &mut |_| true).unwrap();
+    let table = run.table.clone().unwrap();
+    let (n, d) = (ctx.data.n, 8);
+    let points = crate::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
+    let direct = crate::measures::stress::stress(&points.distances(), &analysis.distances).unwrap();
+    assert_eq!(run.records.last().unwrap().table.as_ref().unwrap().scaled_stress, direct.scaled_stress);
+    // Its initial A·Bᵀ has entries of standard deviation about 0.02.
+    let shape = ctx.shape();
+    let init = super::init::tensors(shape, Signal::LowRank, 1, None);
+    let get = |name: &str| init.iter().find(|t| t.name == name).unwrap();
+    let (a, b, r) = (get("pos_a"), get("pos_b"), shape.rank);
+    assert_eq!((a.dims.clone(), b.dims.clone()), (vec![n, r], vec![d, r]));
+    let p0: Vec<f64> = (0..n * d)
+        .map(|k| (0..r).map(|c| a.data[(k / d) * r + c] as f64 * b.data[(k % d) * r + c] as f64).sum())
+        .collect();
+    let sd = (p0.iter().map(|v| v * v).sum::<f64>() / p0.len() as f64).sqrt();
+    assert!((0.012..0.028).contains(&sd), "A·Bᵀ starts with standard deviation {sd}");
+    // At r = min(n, d) = d: A = any table T (n×d), B = I gives A·Bᵀ = T.
+    let p = LearnParams { rank: Some(8), ..small(&[Signal::LowRank], 2) };
+    let full = Context::new(&seqs, &analysis, &p).unwrap();
+    let shape = full.shape();
+    let mut init = super::init::tensors(shape, Signal::LowRank, 1, None);
+    let want: Vec<f32> = (0..n * d).map(|k| (k as f32 * 0.37).sin()).collect();
+    let eye: Vec<f32> = (0..d * d).map(|k| if k / d == k % d { 1.0 } else { 0.0 }).collect();
+    for t in init.iter_mut() {
+        match t.name.as_str() {
+            "pos_a" => t.data = want.clone(),
+            "pos_b" => t.data = eye.clone(),
+            _ => {}
+        }
+    }
+    let fused = super::fused::Fused::new(shape, Signal::LowRank, &init, 6).unwrap();
+    assert_eq!(fused.table().unwrap(), want);
+    let too_big = LearnParams { rank: Some(9), ..small(&[Signal::LowRank], 2) };
+    let msg = Context::new(&seqs, &analysis, &too_big).err().unwrap().to_string();
+    assert!(msg.contains("learn_rank") && msg.contains("at most min(n, d)"), "{msg}");
 }

@@ -2,7 +2,7 @@
 //! the page's "Learn" controls (`learn-<key>`), the Python keyword arguments and the range
 //! checks of [`crate::learn::LearnParams::validate`].
 
-use super::{at_least, choice, int, real, set_bits, u, Affects, Choice, Domain, OptSpec, Value};
+use super::{at_least, choice, int, opt_int, ou, real, set_bits, u, Affects, Choice, Domain, OptSpec, Value};
 use crate::learn::{LearnParams, Signal};
 
 type L = LearnParams;
@@ -19,6 +19,7 @@ pub const SIGNALS: &[Choice] = &[
     choice("learned_pmds", "learned-pmds", "learned (from PMDS)"),
     choice("rope", "rope", "RoPE"),
     choice("alibi", "alibi", "ALiBi"),
+    choice("lowrank", "lowrank", "low-rank learned (A·Bᵀ)"),
 ];
 
 fn signal_bits(p: &L) -> Value {
@@ -159,5 +160,17 @@ pub static LEARN: &[OptSpec<LearnParams>] = &[
         domain: Domain::Real { lo: 0.0, lo_open: true, hi: Some((0.9, false)) },
         get: |p: &L| Value::Real(p.held),
         set: |p: &mut L, v| p.held = real(v),
+    },
+    OptSpec {
+        name: "learn_rank",
+        flag: "learn-rank",
+        url: "learn_rank",
+        control: "learn-rank",
+        label: "low-rank r",
+        help: "rank r of the lowrank signal's table A·Bᵀ (at most min(n, d))",
+        affects: LEARN_OPT,
+        domain: Domain::OptInt { min: 1, empty: "r_E" },
+        get: |p: &L| ou(p.rank),
+        set: |p: &mut L, v| p.rank = opt_int(v),
     },
 ];

@@ -36,14 +36,32 @@ impl Fused {
         for l in (0..self.shape.layers).rev() {
             self.block_backward(l, batch);
         }
-        let trainable_pos = self.layout.pos.filter(|_| self.signal.trainable());
-        for (r, row) in self.a.dx[..wide].chunks_exact(d).enumerate() {
-            let at = self.layout.tok + batch.input[r] as usize * d;
-            self.g[at..at + d].iter_mut().zip(row).for_each(|(g, x)| *g += x);
-            if let Some(pos) = trainable_pos {
-                let at = pos + (r % t) * d;
-                self.g[at..at + d].iter_mut().zip(row).for_each(|(g, x)| *g += x);
+        // ∂p_i, summed over the batch: into the table's gradient (a trainable `pos`), or into
+        // `dtable` for `lowrank`, whose factors then get ∂A = ∂P·B and ∂B = ∂Pᵀ·A.
+        let (n, r) = (self.shape.n, self.shape.rank);
+        let table_grad = match (self.layout.pos, self.layout.factors) {
+            (Some(pos), _) if self.signal.trainable() => Some(&mut self.g[pos..pos + n * d]),
+            (None, Some(_)) => {
+                self.a.dtable.fill(0.0);
+                Some(&mut self.a.dtable[..])
             }
+            _ => None,
+        };
+        let tok = self.layout.tok;
+        if let Some(dp) = table_grad {
+            for (k, row) in self.a.dx[..wide].chunks_exact(d).enumerate() {
+                let at = (k % t) * d;
+                dp[at..at + d].iter_mut().zip(row).for_each(|(g, x)| *g += x);
+            }
+        }
+        for (k, row) in self.a.dx[..wide].chunks_exact(d).enumerate() {
+            let at = tok + batch.input[k] as usize * d;
+            self.g[at..at + d].iter_mut().zip(row).for_each(|(g, x)| *g += x);
+        }
+        if let Some((fa, fb)) = self.layout.factors {
+            let (dp, w) = (&self.a.dtable, &self.w);
+            mm(&mut self.g, View::rm(fa, n, r), dp, View::rm(0, n, d), w, View::rm(fb, d, r), true, 1.0);
+            mm(&mut self.g, View::rm(fb, d, r), dp, View::rm(0, n, d).t(), w, View::rm(fa, n, r), true, 1.0);
         }
         self.clock.tick(Stage::Other);
     }

@@ -4,6 +4,7 @@
 
 use super::super::init::Init;
 use super::super::net::Shape;
+use super::super::Signal;
 use crate::error::{PosgeoError, Result};
 
 /// One block's parameter offsets.
@@ -43,6 +44,8 @@ pub struct Segment {
 pub struct Layout {
     pub tok: usize,
     pub pos: Option<usize>,
+    /// `lowrank`'s A (n×r) and B (d×r).
+    pub factors: Option<(usize, usize)>,
     pub blocks: Vec<BlockAt>,
     /// The final layer norm's weight (its bias follows).
     pub lnf: usize,
@@ -102,6 +105,7 @@ impl Layout {
         Ok(Layout {
             tok: at("tok_emb")?,
             pos: at("pos").ok(),
+            factors: at("pos_a").ok().zip(at("pos_b").ok()),
             blocks,
             lnf: norm("ln_f.weight", "ln_f.bias")?,
             out_b: at("out_bias")?,
@@ -146,7 +150,8 @@ impl Sizes {
     /// layer-norm outputs, q, k, v, the heads' output (8·B·n·d), GELU and GELU′ (2·B·n·4d),
     /// the probabilities and 4 statistics a row; the final stream, its norm and statistics;
     /// six B·n·d and one B·n·4d gradient buffers, one n×n (at least 2n), the output layer's chunk (CHUNK·|V|
-    /// logits, 2·CHUNK·d rows), the rotation tables (n·d_h) and ALiBi's (H·n).
+    /// logits, 2·CHUNK·d rows), the rotation tables (n·d_h), ALiBi's (H·n), and a position
+    /// table and its gradient (2·n·d; `lowrank`'s A·Bᵀ).
     pub fn activations(&self, shape: Shape) -> u64 {
         let [l, n, d, h, v] = [shape.layers, shape.n, shape.d, shape.heads, shape.vocab].map(|x| x as u64);
         let per_layer =
@@ -154,31 +159,38 @@ impl Sizes {
         let last = (2 * self.wide).saturating_add(2 * self.rows);
         let scratch = (6 * self.wide).saturating_add(self.ffn).saturating_add((n * n).max(2 * n));
         let output = CHUNK as u64 * (v + 2 * d);
-        let tables = n * (d / h.max(1)) + h * n;
+        // RoPE's and ALiBi's tables, and a position table with its gradient (`lowrank`).
+        let tables = n * (d / h.max(1)) + h * n + 2 * n * d;
         l.saturating_mul(per_layer).saturating_add(last).saturating_add(scratch).saturating_add(output + tables)
     }
 }
 
-/// The number of parameters of a model of `shape` with (`additive`) or without a table.
-pub fn parameter_count(shape: Shape, additive: bool) -> u64 {
-    let [v, n, d, l] = [shape.vocab, shape.n, shape.d, shape.layers].map(|x| x as u64);
+/// The number of parameters of a model of `shape` for `signal`: a table adds n·d, `lowrank`'s
+/// factors r(n + d).
+pub fn parameter_count(shape: Shape, signal: Signal) -> u64 {
+    let [v, n, d, l, r] = [shape.vocab, shape.n, shape.d, shape.layers, shape.rank].map(|x| x as u64);
     let block = 12 * d * d + 9 * d;
-    v * d + if additive { n * d } else { 0 } + l * block + 2 * d + v
+    let table = match signal {
+        Signal::LowRank => r * (n + d),
+        s if s.additive() => n * d,
+        _ => 0,
+    };
+    v * d + table + l * block + 2 * d + v
 }
 
 /// The fused trainer's memory in bytes: 4 bytes for each of 4 values per parameter (weight,
 /// gradient, two moments) and each activation and scratch value, plus the chosen rows'
 /// indices (one machine word a row).
-pub fn memory_bytes(shape: Shape, batch: usize, additive: bool) -> u64 {
+pub fn memory_bytes(shape: Shape, batch: usize, signal: Signal) -> u64 {
     let sizes = Sizes::new(shape, batch);
-    let floats = (4 * parameter_count(shape, additive)).saturating_add(sizes.activations(shape));
+    let floats = (4 * parameter_count(shape, signal)).saturating_add(sizes.activations(shape));
     floats.saturating_mul(4).saturating_add(sizes.rows.saturating_mul(std::mem::size_of::<usize>() as u64))
 }
 
 /// Fails, before anything is allocated, when a trainer's buffers would exceed the memory
 /// budget ([`crate::limits::budget`]), naming the options that shrink them.
-pub fn check_memory(shape: Shape, batch: usize, additive: bool) -> Result<()> {
-    let (need, budget) = (memory_bytes(shape, batch, additive), crate::limits::budget());
+pub fn check_memory(shape: Shape, batch: usize, signal: Signal) -> Result<()> {
+    let (need, budget) = (memory_bytes(shape, batch, signal), crate::limits::budget());
     if need <= budget {
         return Ok(());
     }

@@ -65,6 +65,9 @@ struct Acts {
     cos: Vec<f32>,
     sin: Vec<f32>,
     alibi: Vec<f32>,
+    /// `lowrank`'s table A·Bᵀ (n×d) for this step, and its gradient.
+    table: Vec<f32>,
+    dtable: Vec<f32>,
 }
 
 impl Acts {
@@ -105,6 +108,8 @@ impl Acts {
             cos,
             sin,
             alibi: attention::alibi_table(shape.heads, shape.n),
+            table: z((shape.n * shape.d) as u64),
+            dtable: z((shape.n * shape.d) as u64),
         }
     }
 }
@@ -163,7 +168,7 @@ impl Fused {
         if shape.heads == 0 || shape.d % shape.heads != 0 || (shape.d / shape.heads) % 2 != 0 {
             return Err(PosgeoError::Learn(format!("d = {} does not split into {} even heads", shape.d, shape.heads)));
         }
-        layout::check_memory(shape, batch, signal.additive())?;
+        layout::check_memory(shape, batch, signal)?;
         let layout = Layout::new(shape, init)?;
         let sizes = Sizes::new(shape, batch);
         let slot = Slot {
@@ -281,10 +286,31 @@ impl Fused {
         Ok((sum / count.max(1) as f64, correct as f64 / count.max(1) as f64))
     }
 
-    /// The position table (n×d, row-major) of an additive signal.
+    /// The position table (n×d, row-major) of an additive signal (`lowrank`'s A·Bᵀ).
     pub fn table(&self) -> Option<Vec<f32>> {
-        let off = self.layout.pos?;
-        Some(self.w[off..off + self.shape.n * self.shape.d].to_vec())
+        let (n, d) = (self.shape.n, self.shape.d);
+        if let Some(off) = self.layout.pos {
+            return Some(self.w[off..off + n * d].to_vec());
+        }
+        let mut table = vec![0.0; n * d];
+        self.low_rank_table(&mut table)?;
+        Some(table)
+    }
+
+    /// `lowrank`'s P = A·Bᵀ into `table` (n×d); `None` for the other signals.
+    fn low_rank_table(&self, table: &mut [f32]) -> Option<()> {
+        let ((a, b), (n, d, r)) = (self.layout.factors?, (self.shape.n, self.shape.d, self.shape.rank));
+        matmul::mm(
+            table,
+            matmul::View::rm(0, n, d),
+            &self.w,
+            matmul::View::rm(a, n, r),
+            &self.w,
+            matmul::View::rm(b, d, r).t(),
+            false,
+            1.0,
+        );
+        Some(())
     }
 
     /// The current value of every tensor, by name (the dump's order).
@@ -297,13 +323,20 @@ impl Fused {
         self.clock.start();
         let (t, d) = (batch.len, self.shape.d);
         let wide = batch.size * t * d;
+        let mut table = std::mem::take(&mut self.a.table);
+        let low_rank = self.low_rank_table(&mut table).is_some();
+        self.a.table = table;
+        let pos: Option<&[f32]> = match self.layout.pos {
+            Some(off) => Some(&self.w[off..off + self.shape.n * d]),
+            None => low_rank.then_some(&self.a.table[..]),
+        };
         let x = &mut self.a.xs[..wide];
         for (r, row) in x.chunks_exact_mut(d).enumerate() {
             let id = batch.input[r] as usize;
             row.copy_from_slice(&self.w[self.layout.tok + id * d..self.layout.tok + (id + 1) * d]);
-            if let Some(pos) = self.layout.pos {
-                let p = pos + (r % t) * d;
-                row.iter_mut().zip(&self.w[p..p + d]).for_each(|(x, p)| *x += p);
+            if let Some(pos) = pos {
+                let p = (r % t) * d;
+                row.iter_mut().zip(&pos[p..p + d]).for_each(|(x, p)| *x += p);
             }
         }
         self.clock.tick(Stage::Other);

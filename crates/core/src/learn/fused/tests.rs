@@ -26,8 +26,12 @@ fn the_fused_trainer_follows_candle_for_every_signal() {
             assert!(a.worst_gradient.1 < 1e-4, "{signal:?}: {:?}", a.worst_gradient);
             assert!(a.worst_loss < 1e-5, "{signal:?}: losses {}", a.worst_loss);
             assert_eq!(a.steps, 20);
-            // E, LN_f's two, b_out, twelve a block, and a trainable table.
-            assert_eq!(a.gradients, 4 + 12 * 2 + usize::from(signal.trainable()), "{signal:?}");
+            // E, LN_f's two, b_out, twelve a block, and a trainable table (lowrank: A and B).
+            let table = match signal {
+                Signal::LowRank => 2,
+                s => usize::from(s.trainable()),
+            };
+            assert_eq!(a.gradients, 4 + 12 * 2 + table, "{signal:?}");
         }
     }
 }
@@ -46,7 +50,7 @@ fn the_comparison_sees_a_wrong_gradient() {
 #[test]
 fn whole_runs_match_candles_records() {
     let ctx = context(0.15, 6);
-    for signal in [Signal::Learned, Signal::Rope, Signal::Alibi, Signal::Sinusoidal] {
+    for signal in [Signal::Learned, Signal::Rope, Signal::Alibi, Signal::Sinusoidal, Signal::LowRank] {
         let fused = run_with::<Fused>(&ctx, signal, 1, None, &mut |_| true).expect("fused");
         let oracle = run_with::<Candle>(&ctx, signal, 1, None, &mut |_| true).expect("candle");
         assert_eq!((fused.train_loss.len(), oracle.train_loss.len()), (20, 20));
