@@ -85,7 +85,7 @@ pub fn draw_on<DB: DrawingBackend>(
             let none = if d.runs.is_empty() {
                 idle
             } else {
-                "no trainable table among the signals: add learned or learned_pmds"
+                "no trainable table among the signals: add learned, learned_pmds or lowrank"
             };
             charts::learn_map(root, &[], none)
         }
@@ -281,7 +281,7 @@ fn tables_file(export: LearnExport, e: &Experiment) -> Result<Vec<u8>, String> {
         .filter_map(|r| Some((format!("{}.seed{}", r.signal.name(), r.seed), r.table.as_deref()?)))
         .collect();
     if named.is_empty() {
-        return Err("no learned table to export: add learned or learned_pmds to the signals and train".into());
+        return Err("no learned table to export: add learned, learned_pmds or lowrank to the signals and train".into());
     }
     let (n, d) = (e.n, e.params.d_model);
     let tables: Vec<NamedTable<'_>> =
