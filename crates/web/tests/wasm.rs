@@ -378,19 +378,11 @@ fn the_helpers_tables_passed_and_appended_are_the_whole_texts_in_wasm() {
 
 #[wasm_bindgen_test]
 fn the_fused_trainer_follows_candle_in_wasm() {
-    // The fused trainer (gemm's simd128 kernels, the vectorised exp) against the candle graph in
-    // the browser, for every signal: the first step's gradients to 1e-4 relative, the first
-    // 20 losses to 1e-5 (docs/MATH.md §16, "Implementations").
+    // The fused trainer (gemm's simd128 kernels) against the candle graph, every signal: the
+    // first step's gradients to 1e-4 relative, 20 losses to 1e-5 (MATH.md §16).
     use posgeo::learn::{oracle::compare, LearnParams, Signal};
-    let p = LearnParams {
-        signals: Signal::ALL.to_vec(),
-        steps: 20,
-        d_model: 16,
-        heads: 2,
-        batch: 6,
-        every: 5,
-        ..Default::default()
-    };
+    let (signals, steps, d_model, heads, batch, every) = (Signal::ALL.to_vec(), 20, 16, 2, 6, 5);
+    let p = LearnParams { signals, steps, d_model, heads, batch, every, ..Default::default() };
     let ctx = posgeo::test_support::learn_context(160, 14, &p);
     for signal in Signal::ALL {
         let a = compare(&ctx, signal, 1, 20).expect("compare");

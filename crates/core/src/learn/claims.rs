@@ -67,7 +67,7 @@ fn low_rank(e: &Experiment) -> Claim {
     let margin = if e.finding.seeds <= 1 { 0.01 * full.held_loss } else { range(full).max(range(low)) };
     let (n, d, r) = (e.n as f64, e.params.d_model as f64, e.lowrank_rank as f64);
     let holds =
-        (low.held_loss.is_finite() && full.held_loss.is_finite()).then(|| low.held_loss <= full.held_loss + margin);
+        (low.held_loss.is_finite() && full.held_loss.is_finite()).then_some(low.held_loss <= full.held_loss + margin);
     let reason = format!(
         "held-out loss: rank {} table {:.4} with {} parameters, learned {:.4} with {}; margin {margin:.4}",
         e.lowrank_rank,

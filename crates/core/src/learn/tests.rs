@@ -4,6 +4,7 @@
 use super::data::Batch;
 use super::net::{Net, Shape};
 use super::*;
+use crate::analysis::Analysis;
 
 /// A small synthetic corpus, its analysis and its whitespace tokens.
 fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {

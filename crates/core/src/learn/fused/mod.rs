@@ -11,6 +11,7 @@
 //! to 10⁻⁵ and every gradient of the first step to 10⁻⁴ relative (docs/MATH.md §16,
 //! "Implementations").
 
+mod acts;
 mod attention;
 mod backward;
 pub mod clock;
@@ -24,95 +25,9 @@ use super::init::Init;
 use super::net::Shape;
 use super::Signal;
 use crate::error::{PosgeoError, Result};
+use acts::Acts;
 use clock::{Clock, Stage};
-use layout::{Layout, Sizes, CHUNK};
-
-/// Every activation and scratch buffer (sizes in [`Sizes::activations`]).
-#[derive(Default)]
-struct Acts {
-    /// The stream entering each block, and leaving the last: (L + 1) slots of B·n·d.
-    xs: Vec<f32>,
-    /// The stream after each block's attention.
-    mid: Vec<f32>,
-    ln1: Vec<f32>,
-    ln2: Vec<f32>,
-    /// (μ, r) of each row of each layer norm.
-    stats1: Vec<f32>,
-    stats2: Vec<f32>,
-    q: Vec<f32>,
-    k: Vec<f32>,
-    v: Vec<f32>,
-    /// The heads' outputs, side by side.
-    o: Vec<f32>,
-    probs: Vec<f32>,
-    /// GELU(u) and GELU′(u) of the feed-forward layer.
-    gelu: Vec<f32>,
-    dgelu: Vec<f32>,
-    lnf: Vec<f32>,
-    statsf: Vec<f32>,
-    dx: Vec<f32>,
-    dtmp: Vec<f32>,
-    dq: Vec<f32>,
-    dk: Vec<f32>,
-    dv: Vec<f32>,
-    dout: Vec<f32>,
-    du: Vec<f32>,
-    dp: Vec<f32>,
-    logits: Vec<f32>,
-    yc: Vec<f32>,
-    dyc: Vec<f32>,
-    rows: Vec<usize>,
-    cos: Vec<f32>,
-    sin: Vec<f32>,
-    alibi: Vec<f32>,
-    /// `lowrank`'s table A·Bᵀ (n×d) for this step, and its gradient.
-    table: Vec<f32>,
-    dtable: Vec<f32>,
-}
-
-impl Acts {
-    /// The buffers of `s` (checked against the budget first: each size fits a usize).
-    fn new(shape: Shape, s: Sizes) -> Acts {
-        let (l, d, dh) = (shape.layers, shape.d, shape.d / shape.heads);
-        let z = |len: u64| vec![0.0f32; len as usize];
-        let (l, d) = (l as u64, d as u64);
-        let (cos, sin) = kernels::rope_tables(shape.n, dh);
-        Acts {
-            xs: z((l + 1) * s.wide),
-            mid: z(l * s.wide),
-            ln1: z(l * s.wide),
-            ln2: z(l * s.wide),
-            stats1: z(l * 2 * s.rows),
-            stats2: z(l * 2 * s.rows),
-            q: z(l * s.wide),
-            k: z(l * s.wide),
-            v: z(l * s.wide),
-            o: z(l * s.wide),
-            probs: z(l * s.probs),
-            gelu: z(l * s.ffn),
-            dgelu: z(l * s.ffn),
-            lnf: z(s.wide),
-            statsf: z(2 * s.rows),
-            dx: z(s.wide),
-            dtmp: z(s.wide),
-            dq: z(s.wide),
-            dk: z(s.wide),
-            dv: z(s.wide),
-            dout: z(s.wide),
-            du: z(s.ffn),
-            dp: z((shape.n * shape.n).max(2 * shape.n) as u64),
-            logits: z((CHUNK * shape.vocab) as u64),
-            yc: z(CHUNK as u64 * d),
-            dyc: z(CHUNK as u64 * d),
-            rows: Vec::with_capacity(s.rows as usize),
-            cos,
-            sin,
-            alibi: attention::alibi_table(shape.heads, shape.n),
-            table: z((shape.n * shape.d) as u64),
-            dtable: z((shape.n * shape.d) as u64),
-        }
-    }
-}
+use layout::{Layout, Sizes};
 
 /// One layer's share of each per-layer buffer.
 #[derive(Debug, Clone, Copy)]
