@@ -214,8 +214,12 @@ fn context(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnRespo
     learn::prepare(&streamed.table, &streamed.first, &params, &learn_params, &mut |_| true)
 }
 
+/// The least share of the whole training between two records posted (the live curves).
+const RECORD_EVERY: f64 = 0.002;
+
 /// The (signal, seed) runs `jobs` in order, one after the other ([`learn::run_job`]); each run
-/// is posted after each of its records (the live curves) and once done.
+/// is posted after its records (the live curves; at most one a [`RECORD_EVERY`] of the
+/// training) and once done.
 fn train_jobs(ctx: &Context, jobs: &[(Signal, u64)], id: u32, post: &mut dyn FnMut(LearnResponse)) -> Vec<Run> {
     let p = &ctx.params;
     let total = (jobs.len() * p.steps).max(1) as f64;
@@ -223,7 +227,7 @@ fn train_jobs(ctx: &Context, jobs: &[(Signal, u64)], id: u32, post: &mut dyn FnM
     let mut runs = Vec::with_capacity(jobs.len());
     for (k, &(signal, seed)) in jobs.iter().enumerate() {
         let name = signal.name();
-        let mut last = f64::NEG_INFINITY;
+        let (mut last, mut last_record) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         let mut step = 0;
         let mut tick = |t: Tick<'_>| {
             match t {
@@ -237,9 +241,15 @@ fn train_jobs(ctx: &Context, jobs: &[(Signal, u64)], id: u32, post: &mut dyn FnM
                     }
                 }
                 Tick::Recorded(run) => {
-                    let text = format!("training {name} (seed {seed}): step {} of {}", step + 1, p.steps);
+                    // At most one record a 0.2 % of the whole training reaches the page (and the
+                    // first): a fast trainer records hundreds of times a second, and each post
+                    // carries the run so far, which the page draws.
                     let fraction = at(k * p.steps + step);
-                    post(LearnResponse::Progress { id, fraction, text, runs: vec![run.clone()] });
+                    if run.records.len() == 1 || fraction - last_record >= RECORD_EVERY {
+                        last_record = fraction;
+                        let text = format!("training {name} (seed {seed}): step {} of {}", step + 1, p.steps);
+                        post(LearnResponse::Progress { id, fraction, text, runs: vec![run.clone()] });
+                    }
                 }
             }
             true

@@ -202,3 +202,22 @@ fn a_training_spread_over_workers_gives_one_workers_experiment() {
     let merged = summarise(&ctx.unwrap(), runs).unwrap();
     assert_eq!(merged, whole, "the same experiment, runs in posgeo train's order, bit for bit");
 }
+
+/// A run that records at every step posts at most one record a [`RECORD_EVERY`] of the
+/// training (and its first and last), so a fast trainer does not flood the page.
+#[test]
+fn records_reach_the_page_at_a_bounded_rate() {
+    let text = corpus();
+    let files = Files { corpus: text.as_bytes(), ..Files::default() };
+    let learn = LearnParams { steps: 1200, every: 1, signals: vec![Signal::Nope], ..small() };
+    let mut with_runs = 0;
+    let page = run(&pasted(2, learn), files, &mut |r| {
+        if let LearnResponse::Progress { runs, .. } = r {
+            with_runs += usize::from(!runs.is_empty());
+        }
+    })
+    .unwrap();
+    assert_eq!(page.runs[0].records.len(), 1201, "every step recorded");
+    let most = (1.0 / super::RECORD_EVERY) as usize + 2;
+    assert!(with_runs >= 10 && with_runs <= most, "{with_runs} posts with a run, at most {most}");
+}
