@@ -23,7 +23,7 @@ run.json's train_loss[t] for the first --steps steps (float64 by default).
 
 Usage: train_ref.py DIR [--steps 20] [--tol 1e-4] [--signal NAME ...] [--dtype float64|float32] [-v]
 DIR holds one folder per signal (init.safetensors, batches.safetensors, run.json). stdout gets
-one line `SIGNAL MAX_ABS_DIFF` per signal; stderr a table. Exit 1 if a |diff| > tol (or the dump
+one line `SIGNAL MAX_ABS_DIFF STEPS_COMPARED` per signal; stderr a table. Exit 1 if a |diff| > tol (or the dump
 is inconsistent), else 0.
 """
 import argparse
@@ -218,7 +218,7 @@ def main(argv=None):
         diffs = [abs(a - b) if math.isfinite(a - b) else math.inf for a, b in zip(ours, theirs)]
         worst = int(np.argmax(diffs))
         rows.append((s, len(diffs), diffs[worst], worst))
-        print(f"{s} {diffs[worst]:.6e}", flush=True)
+        print(f"{s} {diffs[worst]:.6e} {len(diffs)}", flush=True)
         if args.verbose:
             for t, (a, b) in enumerate(zip(ours, theirs)):
                 print(f"  {s} step {t}: ref {a:.10f} dump {b:.10f} diff {a - b:+.3e}",

@@ -63,6 +63,8 @@ fn a_jax_replay_of_the_dump_gives_every_loss() {
     for l in lines {
         let diff: f64 = l.split_whitespace().nth(1).unwrap().parse().unwrap();
         assert!(diff < 1e-4, "{l}");
+        // Every one of the 20 steps was compared (a dump cut short would compare fewer).
+        assert_eq!(l.split_whitespace().nth(2), Some("20"), "{l}");
     }
 }
 
