@@ -59,7 +59,7 @@ pub struct Run {
     /// Why the run stopped before its last step.
     pub error: Option<String>,
     /// The final position table (n×d, row-major) of a trainable signal (`learned`,
-    /// `learned_pmds`); none for the others, whose tables do not change.
+    /// `learned_pmds`, `lowrank`'s A·Bᵀ); none for the others, whose tables do not change.
     #[serde(default, with = "widened")]
     pub table: Option<Vec<f32>>,
 }
