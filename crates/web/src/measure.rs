@@ -66,7 +66,8 @@ pub async fn measure(staged: &mut Staged) -> (Vec<Measure>, usize) {
         replies.push((reply, share.len()));
     }
     let wanted = pending.len();
-    staged.corpus_side();
+    // On an error the corpus side is left undone: `finish` does it again and reports the error.
+    let _ = staged.corpus_side();
     let mut given = Vec::with_capacity(wanted);
     let mut ok = replies.len() == k;
     for (future, count) in replies {

@@ -230,6 +230,8 @@ pub struct Analysis {
     pub examples: Vec<Vec<String>>,
     /// The model whose layers are among the encodings (docs/MATH.md §14), when one was run.
     pub layers: Option<LayersInfo>,
+    /// What K random tables score at the run's d ([`crate::measures::band`]; depends on d).
+    pub random_band: Option<crate::measures::band::RandomBand>,
 }
 
 /// Sequences kept in [`Analysis::examples`].
@@ -365,9 +367,14 @@ impl Analysis {
                 ..p.clone()
             })
             .collect();
+        let (e, was) = (&params.encodings, &self.params.encodings);
+        let random_band = match (e.d, e.sigma) == (was.d, was.sigma) {
+            true => self.random_band.clone(),
+            false => Some(staged::band(&self.distances, &crate::measures::stress::Target::new(&self.distances)?, params)?),
+        };
         report(Stage::Stress, 1.0)?;
         let spectrum = wider.unwrap_or_else(|| self.spectrum.clone());
-        Ok(Analysis { params: params.clone(), compared, rank_curve, spectrum, ..self.clone() })
+        Ok(Analysis { params: params.clone(), compared, rank_curve, spectrum, random_band, ..self.clone() })
     }
 }
 

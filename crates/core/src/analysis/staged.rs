@@ -152,6 +152,7 @@ impl Geometry {
             rank_curve: Vec::new(),
             examples,
             layers: None,
+            random_band: None,
         };
         Ok(Staged { analysis, built, corpus_side: false })
     }
@@ -214,10 +215,12 @@ impl Staged {
 
     /// The corpus's own numbers: the monotonicity of D and the rank curve (the work a caller
     /// does while the encodings are measured elsewhere; [`Staged::finish`] does it otherwise).
-    pub fn corpus_side(&mut self) {
-        if !std::mem::replace(&mut self.corpus_side, true) {
-            corpus_side(&mut self.analysis);
+    pub fn corpus_side(&mut self) -> Result<()> {
+        if !self.corpus_side {
+            corpus_side(&mut self.analysis, self.built.target_d())?;
+            self.corpus_side = true;
         }
+        Ok(())
     }
 
     /// Measures the encodings not in `given` (the measures of the first pending ones, made by
@@ -234,18 +237,31 @@ impl Staged {
             }
             built.set_smacof(fit);
         }
+        if !done {
+            corpus_side(&mut analysis, built.target_d())?;
+        }
         analysis.compared = measure_all(built, given, &mut report)?;
         report(Stage::Stress, 0.5)?;
-        if !done {
-            corpus_side(&mut analysis);
-        }
         report(Stage::Stress, 1.0)?;
         Ok(analysis)
     }
 }
 
-/// The monotonicity of D and the rank curve of low-rank PMDS (r ≤ min(r_τ, 128)).
-fn corpus_side(a: &mut Analysis) {
+/// The monotonicity of D, the rank curve of low-rank PMDS (r ≤ min(r_τ, 128)) and the random
+/// band at the run's d.
+fn corpus_side(a: &mut Analysis, target: &crate::measures::stress::Target) -> Result<()> {
     a.corpus_monotonicity = crate::measures::monotonicity::violation_rate(&a.distances);
     a.rank_curve = a.rank_curve(a.effective_rank.clamp(1, 128));
+    a.random_band = Some(band(&a.distances, target, &a.params)?);
+    Ok(())
+}
+
+/// The random band of [`crate::measures::band`] under `params` (d, σ).
+pub(super) fn band(
+    distances: &DistanceMatrix,
+    target: &crate::measures::stress::Target,
+    params: &AnalysisParams,
+) -> Result<crate::measures::band::RandomBand> {
+    let e = &params.encodings;
+    crate::measures::band::random_band(distances, target, e.d, e.sigma, crate::measures::band::BAND_TABLES)
 }

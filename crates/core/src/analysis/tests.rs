@@ -82,7 +82,7 @@ fn measures_made_elsewhere_equal_the_pipelines() {
         // The trip: a copy of D's buffer, of x and of the encodings.
         let d = DistanceMatrix::from_row_major(d.n(), d.as_slice().to_vec());
         let given = measure_encodings(&d, &x.clone(), d.n(), &mine).unwrap();
-        staged.corpus_side();
+        staged.corpus_side().unwrap();
         let finished = staged.finish(given, &mut |_| true).unwrap();
         assert_eq!(finished.report(true), whole, "{share} measured elsewhere");
         // The charts' sketches of δ too.

@@ -262,6 +262,11 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     pearson(&doubled_ranks(x), &doubled_ranks(y))
 }
 
+/// Spearman's ρ of δ's pairs (row order) against a prepared D.
+pub fn spearman_of_pairs(pairs: &[f64], target: &Target) -> Option<f64> {
+    pearson(&doubled_ranks(pairs), &target.ranks)
+}
+
 /// Pearson correlation of two rank vectors given doubled (mean (n+1)/2 once halved); `None`
 /// if either is constant. Halving is exact, so the sums are those of the ranks themselves.
 fn pearson(rx: &[u32], ry: &[u32]) -> Option<f64> {

@@ -18,6 +18,12 @@
 //! 7. `layer_departs` — with a model, the layer whose centroid departs most from the corpus
 //!    geometry (largest σ*) is an early one, 0 < ℓ ≤ L/2 (BERT-base: layer 3 of 12); not
 //!    applicable without a model.
+//! 8. `sinusoids_close` — the sinusoids come close to the optimal map here: σ*(sinusoidal) ≤ 0.1
+//!    (the paper: so on smooth language, not on biological sequences).
+//! 9. `sinusoids_beat_random` — σ*(sinusoidal) below the random band's minimum.
+//! 10. `sinusoids_follow_order` — Spearman(sinusoidal) above the random band's maximum.
+//!
+//! Rules 8–10 and the band are in [`super::chance`] (docs/MATH.md §17).
 
 use super::text::fmt_number;
 use super::Report;
@@ -53,13 +59,13 @@ fn num(v: f64) -> String {
     fmt_number(Some(v))
 }
 
-struct Draft {
-    holds: Option<bool>,
-    reason: String,
-    values: Vec<(String, f64)>,
+pub(super) struct Draft {
+    pub(super) holds: Option<bool>,
+    pub(super) reason: String,
+    pub(super) values: Vec<(String, f64)>,
 }
 
-fn na(reason: impl Into<String>) -> Draft {
+pub(super) fn na(reason: impl Into<String>) -> Draft {
     Draft { holds: None, reason: reason.into(), values: Vec::new() }
 }
 
@@ -174,7 +180,7 @@ fn layer_departs(r: &Report) -> Draft {
 /// (key, finding, what the paper reports, lecture step, rule).
 type Rule = (&'static str, &'static str, &'static str, usize, fn(&Report) -> Draft);
 
-const RULES: [Rule; 7] = [
+const RULES: [Rule; 10] = [
     ("full_rank_pmds", "Full-rank PMDS has essentially zero stress", "σ ≈ 0 at full rank", 5, full_rank_pmds),
     ("alibi_short", "ALiBi fits short-sentence corpora better than sinusoidal and RoPE", "SST-2: ALiBi σ* 0.563, the lowest of the three", 7, alibi_short),
     ("sinusoidal_rope", "Sinusoidal and RoPE have nearly the same stress", "nearly identical on every corpus", 7, sinusoidal_rope),
@@ -182,6 +188,9 @@ const RULES: [Rule; 7] = [
     ("low_rank", "Low rank suffices", "synthetic corpus: r = 3 cuts stress by 99.8 % against sinusoidal, with 88 % fewer parameters than an n×d table", 8, low_rank),
     ("monotone", "MDS and pretrained tables are more monotone than random ones", "lower violation rates than random", 9, monotone),
     ("layer_departs", "One early layer departs most from the corpus geometry", "BERT-base: layer 3 of 12", 11, layer_departs),
+    ("sinusoids_close", "The sinusoids come close to the optimal map here", "close on smooth natural language, not on biological sequences", 7, super::chance::sinusoids_close),
+    ("sinusoids_beat_random", "The sinusoids fit better than random tables", "a fixed encoding should beat chance", 7, super::chance::sinusoids_beat_random),
+    ("sinusoids_follow_order", "The sinusoids follow the corpus's order better than random tables", "sinusoids encode order by construction", 7, super::chance::sinusoids_follow_order),
 ];
 
 impl Report {
@@ -236,7 +245,7 @@ mod tests {
     #[test]
     fn each_rule_follows_its_numbers() {
         let mut r = crate::test_support::report();
-        assert_eq!(r.claims().len(), 7);
+        assert_eq!(r.claims().len(), 10);
         for (a, s, o, want) in [(0.1, 0.2, 0.21, true), (0.3, 0.2, 0.21, false), (0.205, 0.2, 0.21, false)] {
             set(&mut r, "alibi", |e| e.scaled_stress = a);
             set(&mut r, "sinusoidal", |e| e.scaled_stress = s);

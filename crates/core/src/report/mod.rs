@@ -93,6 +93,12 @@ pub struct Report {
     /// The model whose layers are rows `layer:ℓ` and `layer-residual:ℓ` (docs/MATH.md §14).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layers: Option<crate::analysis::LayersInfo>,
+    /// What K random tables score at this d (docs/MATH.md §17).
+    #[serde(default)]
+    pub random_band: Option<crate::measures::band::RandomBand>,
+    /// The verdict: the best fixed encoding by σ* and by order, held against the band.
+    #[serde(default)]
+    pub verdict: Verdict,
     /// The distance matrix, under the metric's name (`hellinger`, …), with `--matrix`.
     #[serde(flatten)]
     pub matrix: BTreeMap<String, Vec<Vec<f64>>>,
@@ -156,7 +162,7 @@ impl Analysis {
         if with_matrix {
             matrix.insert(self.params.metric.name().to_string(), self.distances.to_rows());
         }
-        Report {
+        let mut report = Report {
             sequences: c.sequences,
             counts_table: self.counts_table.clone(),
             tokenizer_file: self.params.model.as_ref().filter(|_| self.params.tokenizer == TokenizerKind::Model).map(
@@ -185,14 +191,20 @@ impl Analysis {
             pmds_coordinates: self.spectrum.coordinates(3.min(self.effective_rank.max(1))).to_rows(),
             params: self.params.clone(),
             layers: self.layers.clone(),
+            random_band: self.random_band.clone(),
+            verdict: Verdict::default(),
             matrix,
-        }
+        };
+        report.verdict = report.judge();
+        report
     }
 }
 
+mod chance;
 mod claims;
 mod text;
 
+pub use chance::{Verdict, FIXED};
 pub use claims::Claim;
 pub use text::{csv_rows, fmt_number, STRESS_COLUMNS};
 
@@ -212,14 +224,39 @@ mod tests {
 
     #[test]
     fn the_verdict_ranks_the_fixed_encodings() {
+        use crate::measures::band::Spread;
         let mut r = crate::test_support::report();
-        for (n, v) in [("sinusoidal", 0.3), ("rope", 0.049), ("alibi", 0.102)] {
-            r.encodings.get_mut(n).unwrap().scaled_stress = v;
+        for (n, v, rho) in [("sinusoidal", 0.3, 0.5), ("rope", 0.049, 0.4), ("alibi", 0.102, 0.1)] {
+            let e = r.encodings.get_mut(n).unwrap();
+            (e.scaled_stress, e.spearman) = (v, Some(rho));
         }
+        r.random_band = None;
         assert_eq!(
             r.verdict(),
-            "On this corpus rope fits best among the fixed encodings (σ* = 0.0490); alibi 0.1020, sinusoidal 0.3000"
+            "On this corpus rope fits best among the fixed encodings (σ* = 0.0490); alibi 0.1020, sinusoidal 0.3000; by order, sinusoidal follows it best (Spearman 0.5000)"
         );
+        // Against a band: rope clears it only when it is below the band and the runner-up
+        // (alibi) is more than the band's width above it.
+        let band = |min: f64, max: f64, rho_max: f64| {
+            Some(crate::measures::band::RandomBand {
+                k: 32,
+                scaled_stress: Spread { min, median: 0.5 * (min + max), max },
+                spearman: Some(Spread { min: -rho_max, median: 0.0, max: rho_max }),
+            })
+        };
+        r.random_band = band(0.06, 0.09, 0.2);
+        let v = r.judge();
+        assert_eq!((v.best_by_stress.as_deref(), v.best_by_order.as_deref()), (Some("rope"), Some("sinusoidal")));
+        r.random_band = band(0.04, 0.09, 0.6);
+        let v = r.judge();
+        assert_eq!((v.best_by_stress, v.best_by_order), (None, None));
+        assert!(v.sentence.starts_with("No fixed encoding fits this corpus better than random tables: rope, alibi and sinusoidal tie"), "{}", v.sentence);
+        assert!(v.sentence.contains("none follows it better than random tables"), "{}", v.sentence);
+        // Below the band but within its width of the runner-up: no best either.
+        r.random_band = band(0.11, 0.17, 0.2);
+        let v = r.judge();
+        assert_eq!(v.best_by_stress, None);
+        assert!(v.sentence.starts_with("rope and alibi fit this corpus better than random tables but too close"), "{}", v.sentence);
     }
 
     #[test]

@@ -83,40 +83,10 @@ impl Report {
         lines
     }
 
-    /// One line that answers "which encoding fits this corpus?": the fixed (parameter-free)
-    /// encodings ranked by scale-optimal stress σ*, e.g. "On this corpus sinusoidal fits best
-    /// among the fixed encodings (σ* = 0.0490); rope 0.0530, alibi 0.1020".
+    /// One line that answers "which encoding fits this corpus?" ([`Report::judge`]'s
+    /// sentence, on the numbers as they are now).
     pub fn verdict(&self) -> String {
-        let mut fixed: Vec<(&str, f64)> = ["sinusoidal", "rope", "alibi"]
-            .iter()
-            .filter_map(|&n| self.encodings.get(n).map(|e| (n, e.scaled_stress)))
-            .collect();
-        fixed.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let Some(&(best, s)) = fixed.first() else { return String::new() };
-        let rest: Vec<String> = fixed[1..].iter().map(|(n, v)| format!("{n} {}", fmt_number(Some(*v)))).collect();
-        let mut line = format!(
-            "On this corpus {best} fits best among the fixed encodings (σ* = {}); {}",
-            fmt_number(Some(s)),
-            rest.join(", ")
-        );
-        let learned: Vec<String> = self
-            .encoding_order
-            .iter()
-            .filter(|n| n.starts_with("learned"))
-            .filter_map(|n| self.encodings.get(n).map(|e| (n, e.scaled_stress)))
-            .map(|(n, s)| match n.strip_prefix("learned:") {
-                Some(name) => format!("{name} {}", fmt_number(Some(s))),
-                None => fmt_number(Some(s)),
-            })
-            .collect();
-        match learned.len() {
-            0 => {}
-            1 if self.encodings.contains_key("learned") => {
-                line.push_str(&format!("; the learned table {}", learned[0]))
-            }
-            _ => line.push_str(&format!("; learned tables: {}", learned.join(", "))),
-        }
-        line
+        self.judge().sentence
     }
 
     /// One encoding's numeric cells, in [`STRESS_COLUMNS`] order after `encoding`, `dim`
