@@ -1,4 +1,5 @@
 use super::*;
+use posgeo::report::fmt_number;
 use plotters::coord::Shift;
 
 pub(crate) use posgeo::test_support::report;
@@ -20,6 +21,14 @@ fn every_chart_draws_to_svg_with_its_data() {
     let (s, f) = svg(|a| stress_bars(a, &r, false));
     assert!(s.contains("sinusoidal") && s.contains("pmds_r"));
     assert!(f.log_y && f.px.0 < f.px.1);
+    // The random band is drawn with its numbers, on σ* only.
+    let band = r.random_band.as_ref().unwrap().scaled_stress;
+    let label = format!("32 random tables: σ* {}–{}", fmt_number(Some(band.min)), fmt_number(Some(band.max)));
+    assert!(s.contains(&label), "{label}");
+    assert!(!svg(|a| stress_bars(a, &r, true)).0.contains("random tables"));
+    let mut bare = r.clone();
+    bare.random_band = None;
+    assert!(!svg(|a| stress_bars(a, &bare, false)).0.contains("random tables"));
     let (s, _) = svg(|a| heatmap(a, &r.matrix["hellinger"], "hellinger", true, 10));
     assert!(s.matches("<rect").count() >= 100, "10×10 cells");
     let (s, _) = svg(|a| spectrum(a, &r));

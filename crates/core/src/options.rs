@@ -301,6 +301,7 @@ pub const TOKENIZERS: &[Choice] = &[
     choice("words", "words", "words (UAX #29)"),
     choice("whitespace", "whitespace", "whitespace"),
     choice("chars", "chars", "chars"),
+    choice("kmer", "kmer", "k-mers (DNA codons)"),
     choice("model", "model", "a model's tokenizer.json"),
 ];
 /// The counting modes.
@@ -347,7 +348,7 @@ impl Group {
     pub fn of(o: &OptSpec<crate::analysis::AnalysisParams>) -> Group {
         match (o.affects, o.name) {
             (Affects::Encodings, _) => Group::Encodings,
-            (_, "tokenizer" | "lowercase" | "bos" | "no_special_tokens") => Group::Tokens,
+            (_, "tokenizer" | "lowercase" | "bos" | "kmer" | "no_special_tokens") => Group::Tokens,
             (_, "mode" | "max_len" | "min_support") => Group::Positions,
             (_, "layer_sequences" | "layer_skip") => Group::Model,
             _ => Group::Geometry,

@@ -60,15 +60,15 @@ pub(super) fn failures() -> Vec<String> {
 /// How many helpers a request's upload gets (0: one worker counts it).
 pub fn helpers_for(req: &Request, file: &Blob) -> usize {
     let crate::protocol::Source::Bytes { format, .. } = &req.source else { return 0 };
-    if matches!(format, InputFormat::Csv { .. }) || file.size() < PARALLEL_FROM || req.reuse_geometry {
-        return 0; // CSV fields may hold newlines; small files are not worth it
+    if matches!(format, InputFormat::Csv { .. } | InputFormat::Fasta) || file.size() < PARALLEL_FROM || req.reuse_geometry {
+        return 0; // CSV fields and FASTA records span lines; small files are not worth it
     }
     // A file whose head cannot be read is left to one worker, whose read gives the message.
     let head = BlobReader::new(file.clone()).and_then(|mut r| {
         let mut h = Vec::new();
         (&mut r).take(1 << 16).read_to_end(&mut h).ok().map(|_| h)
     });
-    if head.as_ref().is_none_or(|h| is_gzip(h) || looks_like_table(h)) {
+    if head.as_ref().is_none_or(|h| is_gzip(h) || looks_like_table(h) || posgeo::corpus::fasta::looks_like_fasta(h)) {
         return 0;
     }
     cores()

@@ -328,7 +328,7 @@ fn the_block_splits_give_the_standard_tokens_in_wasm() {
             (TokenizerKind::Whitespace, text.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>()),
             (TokenizerKind::Words, text.unicode_words().map(str::to_lowercase).collect()),
         ] {
-            let tk = Tokenizer { kind, lowercase: true, bos: false, model: None, special_tokens: false };
+            let tk = Tokenizer { kind, lowercase: true, bos: false, model: None, special_tokens: false, kmer: 1 };
             assert_eq!(tk.tokens(&text, usize::MAX), want, "{kind:?} {text:?}");
             let ascii: String = text.chars().filter(char::is_ascii).collect();
             let want: Vec<String> = match kind {
@@ -360,7 +360,7 @@ fn the_helpers_tables_passed_and_appended_are_the_whole_texts_in_wasm() {
         .collect();
     let minilm = include_bytes!("../../../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
     let model = ModelTokenizer::from_bytes("tokenizer.json.gz", minilm).unwrap();
-    let tk = |kind, model| Tokenizer { kind, lowercase: true, bos: false, model, special_tokens: true };
+    let tk = |kind, model| Tokenizer { kind, lowercase: true, bos: false, model, special_tokens: true, kmer: 1 };
     let by_id = tk(TokenizerKind::Model, Some(model));
     let texts: Vec<String> = lines.iter().map(|l| by_id.tokens(l, usize::MAX).join(" ")).collect();
     for (tokenizer, seqs) in [(tk(TokenizerKind::Whitespace, None), &lines), (by_id.clone(), &lines)] {

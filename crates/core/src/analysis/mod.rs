@@ -27,6 +27,9 @@ pub struct AnalysisParams {
     pub lowercase: Option<bool>,
     /// Prefix each sequence with `<bos>`.
     pub bos: bool,
+    /// k of the `kmer` tokenizer (3: codons).
+    #[serde(default = "default_kmer")]
+    pub kmer: usize,
     /// Model tokenizers: add the special tokens of its post-processor (default on).
     pub special_tokens: bool,
     /// The model tokenizer of `tokenizer = model` (a file: not part of a link or the JSON
@@ -57,12 +60,17 @@ pub struct AnalysisParams {
     pub layer_skip: usize,
 }
 
+fn default_kmer() -> usize {
+    3
+}
+
 impl Default for AnalysisParams {
     fn default() -> Self {
         AnalysisParams {
             tokenizer: TokenizerKind::Words,
             lowercase: None,
             bos: false,
+            kmer: 3,
             special_tokens: true,
             model: None,
             mode: Mode::Condition,
@@ -91,6 +99,7 @@ impl AnalysisParams {
             bos: self.bos,
             model: self.model.clone().filter(|_| model),
             special_tokens: self.special_tokens,
+            kmer: self.kmer,
         }
     }
 

@@ -5,12 +5,15 @@
 //! * CSV/TSV: one sequence per record, from a column chosen by header name or by 0-based
 //!   index; quoting is handled by the `csv` crate.
 //! * JSON Lines: one sequence per line, from a named string field.
+//! * FASTA: one sequence per record ([`fasta`]); plain text whose first non-blank character
+//!   is `>` is read as FASTA.
 //! * Gzip-compressed input (magic bytes `1f 8b`) is decompressed first, whatever the format.
 //!
 //! Invalid UTF-8 is an error naming the line, unless `lossy` is set: then such lines are
 //! skipped and counted in [`Corpus::skipped_lines`].
 
 mod csv;
+pub mod fasta;
 mod gzip;
 pub mod hf_tokenizer;
 mod json_numbers;
@@ -50,6 +53,8 @@ pub enum InputFormat {
         /// The field holding the sequence text.
         field: String,
     },
+    /// FASTA records ([`fasta`]).
+    Fasta,
 }
 
 /// The input formats as users name them (`--format`, the page's format picker).
@@ -64,11 +69,13 @@ pub enum FileKind {
     Tsv,
     /// JSON Lines.
     Jsonl,
+    /// FASTA.
+    Fasta,
 }
 
 impl FileKind {
     /// Every kind, in the pickers' order.
-    pub const ALL: [FileKind; 4] = [FileKind::Text, FileKind::Csv, FileKind::Tsv, FileKind::Jsonl];
+    pub const ALL: [FileKind; 5] = [FileKind::Text, FileKind::Csv, FileKind::Tsv, FileKind::Jsonl, FileKind::Fasta];
 
     /// The name on the command line and in the page.
     pub fn name(self) -> &'static str {
@@ -77,6 +84,7 @@ impl FileKind {
             FileKind::Csv => "csv",
             FileKind::Tsv => "tsv",
             FileKind::Jsonl => "jsonl",
+            FileKind::Fasta => "fasta",
         }
     }
 
@@ -85,8 +93,9 @@ impl FileKind {
         Self::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// The kind a file name says (`.csv`, `.tsv`, `.jsonl`/`.ndjson`, each maybe `.gz`;
-    /// anything else is text), case-insensitively.
+    /// The kind a file name says (`.csv`, `.tsv`, `.jsonl`/`.ndjson`, `.fa`/`.fasta`/`.faa`/
+    /// `.fna`, each maybe `.gz`; anything else is text, which is read as FASTA when it starts
+    /// with `>`), case-insensitively.
     pub fn from_file_name(name: &str) -> Self {
         let lower = name.to_lowercase();
         let base = lower.strip_suffix(".gz").unwrap_or(&lower);
@@ -96,6 +105,8 @@ impl FileKind {
             FileKind::Tsv
         } else if base.ends_with(".jsonl") || base.ends_with(".ndjson") {
             FileKind::Jsonl
+        } else if [".fa", ".fasta", ".faa", ".fna"].iter().any(|e| base.ends_with(e)) {
+            FileKind::Fasta
         } else {
             FileKind::Text
         }
@@ -114,6 +125,7 @@ impl FileKind {
     pub fn input_format(self, column: Option<String>, has_header: bool, field: &str) -> InputFormat {
         match (self, self.delimiter()) {
             (FileKind::Jsonl, _) => InputFormat::Jsonl { field: field.to_string() },
+            (FileKind::Fasta, _) => InputFormat::Fasta,
             (_, Some(delimiter)) => InputFormat::Csv { delimiter, column, has_header },
             _ => InputFormat::Text,
         }
@@ -215,6 +227,10 @@ mod tests {
             ("x.tsv", FileKind::Tsv),
             ("d.jsonl.gz", FileKind::Jsonl),
             ("d.ndjson", FileKind::Jsonl),
+            ("uniprot.FASTA.gz", FileKind::Fasta),
+            ("p.faa", FileKind::Fasta),
+            ("g.fna", FileKind::Fasta),
+            ("x.fa", FileKind::Fasta),
             ("notes.txt", FileKind::Text),
             ("", FileKind::Text),
             ("csv", FileKind::Text),
@@ -226,6 +242,27 @@ mod tests {
         }
         let f = FileKind::Tsv.input_format(Some("text".into()), true, "x");
         assert_eq!(f, InputFormat::Csv { delimiter: b'\t', column: Some("text".into()), has_header: true });
+    }
+
+    #[test]
+    fn fasta_is_read_by_name_or_by_its_first_character() {
+        use std::io::Write;
+        let text = b"\n>a desc\nMKV\nLL*\n>b\nGG\n";
+        for format in [InputFormat::Fasta, InputFormat::Text] {
+            assert_eq!(Corpus::read(text, &format, false).unwrap().sequences, vec!["MKVLL", "GG"]);
+        }
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(text).unwrap();
+        assert_eq!(Corpus::read(&enc.finish().unwrap(), &InputFormat::Text, false).unwrap().sequences, vec!["MKVLL", "GG"]);
+        // Plain text keeps its blank lines as sequences and '>' after the first line as text.
+        let c = Corpus::read(b"  \nplain > text\n>not a header\n", &InputFormat::Text, false).unwrap();
+        assert_eq!(c.sequences, vec!["  ", "plain > text", ">not a header"]);
+        let e = Corpus::read(b">header only\n", &InputFormat::Text, false).unwrap_err();
+        assert!(matches!(e, PosgeoError::BadRecord { line: 1, .. }), "{e}");
+        // A record is cut at what is kept of it.
+        let mut s = SequenceStream::new(&b">g\nACGT\nACGT\n>h\nT\n"[..], &InputFormat::Fasta, false).unwrap();
+        s.keep_per_record(6);
+        assert_eq!(s.next_batch(1 << 20).unwrap().unwrap(), vec!["ACGTAC", "T"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! fields; invalid UTF-8 an error naming the line unless `lossy`).
 
 use super::csv::{column_index, QuoteScan};
+use super::fasta::{looks_like_fasta, Fasta};
 use super::{decode, is_gzip, jsonl_sequence, InputFormat};
 use crate::error::{PosgeoError, Result};
 use std::io::{BufRead, BufReader, Read};
@@ -45,8 +46,21 @@ impl Read for Scan<'_> {
     }
 }
 
+/// How a line-based source reads its lines.
+enum LineKind {
+    /// Not known yet: plain text unless the first non-blank line starts with `>` (FASTA).
+    /// Holds the blank lines before it (sequences, if the text is plain).
+    Undecided(Vec<String>),
+    /// Plain text.
+    Text,
+    /// JSON Lines with this field.
+    Jsonl(String),
+    /// FASTA records.
+    Fasta(Fasta),
+}
+
 enum Source<'r> {
-    Lines { reader: BufReader<Scan<'r>>, jsonl: Option<String>, line: usize, buf: Vec<u8> },
+    Lines { reader: BufReader<Scan<'r>>, kind: LineKind, line: usize, buf: Vec<u8> },
     Csv { reader: csv::Reader<Scan<'r>>, column: Option<String>, has_header: bool, index: Option<usize> },
 }
 
@@ -76,6 +90,10 @@ pub struct SequenceStream<'r> {
     /// Sequences returned so far.
     pub sequences: u64,
     done: bool,
+    /// Bytes held of each FASTA record ([`SequenceStream::keep_per_record`]).
+    keep: usize,
+    /// Plain text was decided on: the lines held while undecided go out first.
+    done_deciding: bool,
 }
 
 /// The chunks lines are read in (a line usually lies whole in one, and is copied once).
@@ -175,17 +193,16 @@ impl<'r> SequenceStream<'r> {
             _ => None,
         };
         let scan = Scan { inner, gzip, out: 0, content: false, quotes, error: None };
+        let lines = |kind, scan| Source::Lines {
+            reader: BufReader::with_capacity(LINE_CHUNK, scan),
+            kind,
+            line: 0,
+            buf: Vec::new(),
+        };
         let source = match format {
-            InputFormat::Text => Source::Lines {
-                reader: BufReader::with_capacity(LINE_CHUNK, scan),
-                jsonl: None,
-                line: 0,
-                buf: Vec::new(),
-            },
-            InputFormat::Jsonl { field } => {
-                let reader = BufReader::with_capacity(LINE_CHUNK, scan);
-                Source::Lines { reader, jsonl: Some(field.clone()), line: 0, buf: Vec::new() }
-            }
+            InputFormat::Text => lines(LineKind::Undecided(Vec::new()), scan),
+            InputFormat::Fasta => lines(LineKind::Fasta(Fasta::new(usize::MAX)), scan),
+            InputFormat::Jsonl { field } => lines(LineKind::Jsonl(field.clone()), scan),
             InputFormat::Csv { delimiter, column, has_header } => Source::Csv {
                 reader: csv::ReaderBuilder::new()
                     .delimiter(*delimiter)
@@ -197,7 +214,17 @@ impl<'r> SequenceStream<'r> {
                 index: None,
             },
         };
-        Ok(SequenceStream { source, lossy, skipped_lines: 0, sequences: 0, done: false })
+        Ok(SequenceStream { source, lossy, skipped_lines: 0, sequences: 0, done: false, keep: usize::MAX, done_deciding: false })
+    }
+
+    /// Holds at most `bytes` of each FASTA record (from the first; a record is cut there, so a
+    /// whole genome needs no memory of its size): callers that count only the first
+    /// positions of each sequence set it ([`super::fasta`]). Other formats are not cut.
+    pub fn keep_per_record(&mut self, bytes: usize) {
+        self.keep = bytes;
+        if let Source::Lines { kind: LineKind::Fasta(f), .. } = &mut self.source {
+            f.keep(bytes);
+        }
     }
 
     /// The next sequences, about `bytes` of text (at least one sequence), or `None` at the end.
@@ -247,24 +274,61 @@ impl<'r> SequenceStream<'r> {
         let lossy = self.lossy;
         let skipped = &mut self.skipped_lines;
         match &mut self.source {
-            Source::Lines { reader, jsonl, line, buf } => loop {
+            Source::Lines { reader, kind, line, buf } => loop {
+                if let LineKind::Undecided(held) = kind {
+                    if self.done_deciding {
+                        match held.pop() {
+                            Some(blank) => return Ok(Some(blank)),
+                            None => *kind = LineKind::Text,
+                        }
+                        continue;
+                    }
+                }
                 buf.clear();
                 *line += 1;
                 if read_line(reader, buf, *line, line_limit())? == 0 {
-                    return Ok(None);
+                    match kind {
+                        LineKind::Fasta(f) => return f.finish(),
+                        LineKind::Undecided(held) if !held.is_empty() => {
+                            held.reverse();
+                            self.done_deciding = true;
+                            continue;
+                        }
+                        _ => return Ok(None),
+                    }
                 }
-                let seq = match jsonl {
-                    Some(field) => {
-                        let raw = buf.strip_suffix(b"\n").unwrap_or(buf);
+                let raw = buf.strip_suffix(b"\n").unwrap_or(buf);
+                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                if let LineKind::Undecided(held) = kind {
+                    if looks_like_fasta(raw) {
+                        *kind = LineKind::Fasta(Fasta::new(self.keep));
+                    } else if !raw.is_empty() && raw.iter().all(u8::is_ascii_whitespace) {
+                        // A blank line: a sequence of plain text, or nothing in FASTA.
+                        held.extend(owned_text(buf, *line, lossy, skipped)?);
+                        continue;
+                    } else if !raw.is_empty() {
+                        // Plain text: the blank lines held come first, then this line.
+                        held.reverse();
+                        self.done_deciding = true;
+                    }
+                }
+                let seq = match kind {
+                    LineKind::Fasta(f) => f.line(*line, raw)?,
+                    LineKind::Jsonl(field) => {
                         let Some(text) = decode(*line, raw, lossy, skipped)? else { continue };
                         jsonl_sequence(*line, text, field)?
                     }
-                    None => {
+                    LineKind::Text | LineKind::Undecided(_) => {
                         let Some(text) = owned_text(buf, *line, lossy, skipped)? else { continue };
                         Some(text).filter(|t| !t.is_empty())
                     }
                 };
                 if let Some(s) = seq {
+                    if let LineKind::Undecided(held) = kind {
+                        // Emitted after the blank lines before it.
+                        held.insert(0, s);
+                        continue;
+                    }
                     return Ok(Some(s));
                 }
             },

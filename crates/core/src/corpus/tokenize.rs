@@ -4,8 +4,10 @@
 //! * `words` (default): Unicode word boundaries, UAX #29 (`unicode_words`; ASCII text by
 //!   [`super::words`], which gives the same words).
 //! * `chars`: every Unicode scalar value, spaces included.
+//! * `kmer`: non-overlapping runs of k Unicode scalar values (k ≥ 1, option `kmer`: codons at
+//!   k = 3); a tail shorter than k is dropped. At k = 1 it is `chars`.
 //!
-//! `lowercase` (default on for `whitespace` and `words`, off for `chars`) applies
+//! `lowercase` (default on for `whitespace` and `words`, off for `chars` and `kmer`) applies
 //! `str::to_lowercase` to each token. The optional begin marker prefixes every sequence
 //! with [`BOS`]. Only the first `limit` tokens of a sequence are produced, so a long
 //! document costs only what is used.
@@ -33,6 +35,8 @@ pub enum TokenizerKind {
     Words,
     /// Unicode scalar values.
     Chars,
+    /// Non-overlapping k-mers of Unicode scalar values.
+    Kmer,
     /// A model's `tokenizer.json`.
     Model,
 }
@@ -44,13 +48,14 @@ impl TokenizerKind {
             Self::Whitespace => "whitespace",
             Self::Words => "words",
             Self::Chars => "chars",
+            Self::Kmer => "kmer",
             Self::Model => "model",
         }
     }
 
     /// The lowercase switch's default (docs/MATH.md §1).
     pub fn lowercase_by_default(self) -> bool {
-        !matches!(self, TokenizerKind::Chars | TokenizerKind::Model)
+        !matches!(self, TokenizerKind::Chars | TokenizerKind::Kmer | TokenizerKind::Model)
     }
 
     /// Parses a CLI/URL name.
@@ -59,6 +64,7 @@ impl TokenizerKind {
             "whitespace" => Some(Self::Whitespace),
             "words" => Some(Self::Words),
             "chars" => Some(Self::Chars),
+            "kmer" => Some(Self::Kmer),
             "model" => Some(Self::Model),
             _ => None,
         }
@@ -78,6 +84,8 @@ pub struct Tokenizer {
     pub model: Option<super::hf_tokenizer::ModelTokenizer>,
     /// Model tokenizers: add the post-processor's special tokens.
     pub special_tokens: bool,
+    /// k of `kmer` (ignored by the other kinds; 0 counts as 1).
+    pub kmer: usize,
 }
 
 impl Tokenizer {
@@ -123,6 +131,7 @@ impl Tokenizer {
                 let mut tmp = [0u8; 4];
                 seq.chars().take(left).for_each(|c| self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut text));
             }
+            TokenizerKind::Kmer => for_each_kmer(seq, self.kmer.max(1), left, |tok| self.emit(tok, &mut buf, &mut text)),
         }
     }
 
@@ -151,6 +160,16 @@ impl Tokenizer {
         }
     }
 
+    /// An upper bound on the bytes of a sequence that its first `limit` tokens can read
+    /// (`usize::MAX` where a token's length is not bounded: words, models).
+    pub fn prefix_bytes(&self, limit: usize) -> usize {
+        match self.kind {
+            TokenizerKind::Chars => limit.saturating_mul(4),
+            TokenizerKind::Kmer => limit.saturating_mul(self.kmer.max(1)).saturating_mul(4),
+            _ => usize::MAX,
+        }
+    }
+
     /// The first `limit` tokens of `seq`, owned (convenience for tests and small inputs).
     pub fn tokens(&self, seq: &str, limit: usize) -> Vec<String> {
         let mut out = Vec::new();
@@ -159,12 +178,44 @@ impl Tokenizer {
     }
 }
 
+/// Calls `f` with each of the first `limit` non-overlapping runs of `k` scalar values of `seq`
+/// (a tail shorter than `k` dropped).
+fn for_each_kmer(seq: &str, k: usize, limit: usize, mut f: impl FnMut(&str)) {
+    let (mut start, mut held, mut left) = (0, 0, limit);
+    for (at, c) in seq.char_indices() {
+        if left == 0 {
+            return;
+        }
+        held += 1;
+        if held == k {
+            let end = at + c.len_utf8();
+            f(&seq[start..end]);
+            (start, held, left) = (end, 0, left - 1);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn tk(kind: TokenizerKind, lowercase: bool, bos: bool) -> Tokenizer {
-        Tokenizer { kind, lowercase, bos, model: None, special_tokens: true }
+        Tokenizer { kind, lowercase, bos, model: None, special_tokens: true, kmer: 1 }
+    }
+
+    #[test]
+    fn kmers_are_non_overlapping_and_drop_a_short_tail() {
+        let k = |k: usize| Tokenizer { kmer: k, ..tk(TokenizerKind::Kmer, false, false) };
+        assert_eq!(k(3).tokens("ATGGCCTA", 100), ["ATG", "GCC"]);
+        assert_eq!(k(3).tokens("ATGGCCTA", 1), ["ATG"]);
+        assert_eq!(k(2).tokens("éaβ", 100), ["éa"]);
+        assert!(k(4).tokens("ATG", 100).is_empty());
+        // At k = 1 it is `chars`, on any text, with and without the marker and a limit.
+        let text = "MKV LLA*é\u{10348}x";
+        for (bos, limit) in [(false, 100), (true, 100), (false, 3), (true, 2)] {
+            let one = Tokenizer { kmer: 1, ..tk(TokenizerKind::Kmer, false, bos) };
+            assert_eq!(one.tokens(text, limit), tk(TokenizerKind::Chars, false, bos).tokens(text, limit));
+        }
     }
 
     #[test]

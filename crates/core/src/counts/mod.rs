@@ -254,6 +254,7 @@ mod tests {
                 bos: false,
                 model: None,
                 special_tokens: true,
+                kmer: 1,
             },
             mode,
             max_len: 512,

@@ -46,6 +46,8 @@ pub fn count_stream(
     keep: usize,
     after_batch: &mut dyn FnMut() -> bool,
 ) -> Result<Streamed> {
+    // A FASTA record (a genome) is held only as far as the tokenizer reads it.
+    stream.keep_per_record(tokenizer.prefix_bytes(max_len));
     let sequences = std::cell::Cell::new(0u64);
     let skipped = std::cell::Cell::new(0u64);
     let mut next = || {

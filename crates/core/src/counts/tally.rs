@@ -137,7 +137,7 @@ mod tests {
             .collect();
         for lowercase in [false, true] {
             // (The begin marker, never a model id, in one of the two runs: in the texts.)
-            let t = |kind, model, bos| Tokenizer { kind, lowercase, bos, model, special_tokens: true };
+            let t = |kind, model, bos| Tokenizer { kind, lowercase, bos, model, special_tokens: true, kmer: 1 };
             let by_id = t(TokenizerKind::Model, Some(model.clone()), lowercase);
             let texts: Vec<String> = lines.iter().map(|l| by_id.tokens(l, usize::MAX).join(" ")).collect();
             let by_text = t(TokenizerKind::Whitespace, None, false);

@@ -326,6 +326,7 @@ mod tests {
                 bos: false,
                 model: None,
                 special_tokens: true,
+                kmer: 1,
             },
             mode: Mode::Condition,
             max_len: 512,

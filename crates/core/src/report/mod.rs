@@ -206,7 +206,7 @@ mod text;
 
 pub use chance::{Verdict, FIXED};
 pub use claims::Claim;
-pub use text::{csv_rows, fmt_number, STRESS_COLUMNS};
+pub use text::{band_line, csv_rows, fmt_number, STRESS_COLUMNS};
 
 #[cfg(test)]
 mod tests {

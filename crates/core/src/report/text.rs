@@ -28,6 +28,15 @@ pub const STRESS_COLUMNS: [&str; 9] = [
     "procrustes_residual",
 ];
 
+/// The random band in one line: "32 random tables: σ* 0.0244–0.0509 (median …), Spearman …".
+pub fn band_line(b: &crate::measures::band::RandomBand) -> String {
+    let range = |s: crate::measures::band::Spread| {
+        format!("{}–{} (median {})", fmt_number(Some(s.min)), fmt_number(Some(s.max)), fmt_number(Some(s.median)))
+    };
+    let rho = b.spearman.map_or("undefined".to_string(), range);
+    format!("chance: {} random tables score σ* {}, Spearman {}", b.k, range(b.scaled_stress), rho)
+}
+
 impl Report {
     /// "1200 sequences", or what a counts table can say instead.
     pub fn sequences_text(&self) -> String {
@@ -73,6 +82,9 @@ impl Report {
         }
         if let Some(t) = &self.counts_table {
             lines.insert(0, format!("counts table: {t} (the text itself was not read)"));
+        }
+        if let Some(b) = &self.random_band {
+            lines.push(band_line(b));
         }
         if let Some(e) = self.encodings.get("smacof") {
             lines.extend(smacof_line(e, self.params.encodings.smacof_max_iter));
