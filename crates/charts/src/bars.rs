@@ -50,7 +50,11 @@ pub fn stress_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &Report
 /// The band of K random tables' σ* across the bars (min to max, shaded, with the median as a
 /// line and a label), over which a fixed encoding must fall below to beat chance.
 fn random_band<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::combinators::LogCoord<f64>>>,
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::combinators::LogCoord<f64>>,
+    >,
     band: &posgeo::measures::band::RandomBand,
     k: f64,
 ) -> Result<(), String> {
@@ -59,11 +63,16 @@ fn random_band<DB: DrawingBackend>(
     let shade = NEUTRAL.mix(0.25);
     chart.draw_series(std::iter::once(Rectangle::new([(0.0, lo), (k, hi)], shade.filled()))).map_err(err)?;
     let median = s.median.max(FLOOR);
-    chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, median), (k, median)], NEUTRAL.stroke_width(1)))).map_err(err)?;
-    let label = format!("{} random tables: σ* {}–{}", band.k, posgeo::report::fmt_number(Some(s.min)), posgeo::report::fmt_number(Some(s.max)));
     chart
-        .draw_series(std::iter::once(Text::new(label, (0.05 * k, hi * 1.15), font(STYLE.label))))
+        .draw_series(std::iter::once(PathElement::new(vec![(0.0, median), (k, median)], NEUTRAL.stroke_width(1))))
         .map_err(err)?;
+    let label = format!(
+        "{} random tables: σ* {}–{}",
+        band.k,
+        posgeo::report::fmt_number(Some(s.min)),
+        posgeo::report::fmt_number(Some(s.max))
+    );
+    chart.draw_series(std::iter::once(Text::new(label, (0.05 * k, hi * 1.15), font(STYLE.label)))).map_err(err)?;
     Ok(())
 }
 

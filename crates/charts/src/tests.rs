@@ -1,6 +1,6 @@
 use super::*;
-use posgeo::report::fmt_number;
 use plotters::coord::Shift;
+use posgeo::report::fmt_number;
 
 pub(crate) use posgeo::test_support::report;
 

@@ -122,7 +122,7 @@ fn unigram_ties_split_as_the_python_package_splits_them() {
             bos: false,
             model: Some(ModelTokenizer::from_bytes("ties.json", file.as_bytes()).unwrap()),
             special_tokens: false,
-                kmer: 1,
+            kmer: 1,
         };
         let texts: Vec<String> = serde_json::from_value(case["texts"].clone()).unwrap();
         let want: Vec<Vec<String>> = serde_json::from_value(case["tokens"].clone()).unwrap();

@@ -4,7 +4,14 @@ use crate::corpus::tokenize::{Tokenizer, TokenizerKind};
 
 /// The `whitespace` tokenizer, lowercasing, with no begin marker.
 pub fn whitespace() -> Tokenizer {
-    Tokenizer { kind: TokenizerKind::Whitespace, lowercase: true, bos: false, model: None, special_tokens: true, kmer: 1 }
+    Tokenizer {
+        kind: TokenizerKind::Whitespace,
+        lowercase: true,
+        bos: false,
+        model: None,
+        special_tokens: true,
+        kmer: 1,
+    }
 }
 
 /// A reader that hands out at most `step` bytes per call, as slices of a file or a network

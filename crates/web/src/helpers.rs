@@ -60,7 +60,10 @@ pub(super) fn failures() -> Vec<String> {
 /// How many helpers a request's upload gets (0: one worker counts it).
 pub fn helpers_for(req: &Request, file: &Blob) -> usize {
     let crate::protocol::Source::Bytes { format, .. } = &req.source else { return 0 };
-    if matches!(format, InputFormat::Csv { .. } | InputFormat::Fasta) || file.size() < PARALLEL_FROM || req.reuse_geometry {
+    if matches!(format, InputFormat::Csv { .. } | InputFormat::Fasta)
+        || file.size() < PARALLEL_FROM
+        || req.reuse_geometry
+    {
         return 0; // CSV fields and FASTA records span lines; small files are not worth it
     }
     // A file whose head cannot be read is left to one worker, whose read gives the message.

@@ -17,6 +17,8 @@ pub enum Builtin {
     Synthetic,
     /// Genesis (KJV).
     Genesis,
+    /// The shipped proteins (FASTA).
+    Proteins,
 }
 
 impl Builtin {
@@ -25,6 +27,7 @@ impl Builtin {
         match self {
             Builtin::Synthetic => "synthetic",
             Builtin::Genesis => "genesis",
+            Builtin::Proteins => "proteins",
         }
     }
 }
@@ -81,7 +84,13 @@ impl PageState {
                 o.apply(&mut st.learn, v).ok();
             } else {
                 match k {
-                    "corpus" => st.corpus = if v == "genesis" { Builtin::Genesis } else { Builtin::Synthetic },
+                    "corpus" => {
+                        st.corpus = match v {
+                            "genesis" => Builtin::Genesis,
+                            "proteins" => Builtin::Proteins,
+                            _ => Builtin::Synthetic,
+                        }
+                    }
                     "shepard" => st.shepard = Some(v.to_string()).filter(|s| !s.is_empty()),
                     "map3d" => st.map3d = parse_map3d(v).or(st.map3d),
                     _ => {}

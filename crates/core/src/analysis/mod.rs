@@ -379,7 +379,9 @@ impl Analysis {
         let (e, was) = (&params.encodings, &self.params.encodings);
         let random_band = match (e.d, e.sigma) == (was.d, was.sigma) {
             true => self.random_band.clone(),
-            false => Some(staged::band(&self.distances, &crate::measures::stress::Target::new(&self.distances)?, params)?),
+            false => {
+                Some(staged::band(&self.distances, &crate::measures::stress::Target::new(&self.distances)?, params)?)
+            }
         };
         report(Stage::Stress, 1.0)?;
         let spectrum = wider.unwrap_or_else(|| self.spectrum.clone());

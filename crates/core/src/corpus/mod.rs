@@ -253,7 +253,10 @@ mod tests {
         }
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(text).unwrap();
-        assert_eq!(Corpus::read(&enc.finish().unwrap(), &InputFormat::Text, false).unwrap().sequences, vec!["MKVLL", "GG"]);
+        assert_eq!(
+            Corpus::read(&enc.finish().unwrap(), &InputFormat::Text, false).unwrap().sequences,
+            vec!["MKVLL", "GG"]
+        );
         // Plain text keeps its blank lines as sequences and '>' after the first line as text.
         let c = Corpus::read(b"  \nplain > text\n>not a header\n", &InputFormat::Text, false).unwrap();
         assert_eq!(c.sequences, vec!["  ", "plain > text", ">not a header"]);

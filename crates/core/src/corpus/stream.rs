@@ -214,7 +214,15 @@ impl<'r> SequenceStream<'r> {
                 index: None,
             },
         };
-        Ok(SequenceStream { source, lossy, skipped_lines: 0, sequences: 0, done: false, keep: usize::MAX, done_deciding: false })
+        Ok(SequenceStream {
+            source,
+            lossy,
+            skipped_lines: 0,
+            sequences: 0,
+            done: false,
+            keep: usize::MAX,
+            done_deciding: false,
+        })
     }
 
     /// Holds at most `bytes` of each FASTA record (from the first; a record is cut there, so a

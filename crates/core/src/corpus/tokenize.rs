@@ -131,7 +131,9 @@ impl Tokenizer {
                 let mut tmp = [0u8; 4];
                 seq.chars().take(left).for_each(|c| self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut text));
             }
-            TokenizerKind::Kmer => for_each_kmer(seq, self.kmer.max(1), left, |tok| self.emit(tok, &mut buf, &mut text)),
+            TokenizerKind::Kmer => {
+                for_each_kmer(seq, self.kmer.max(1), left, |tok| self.emit(tok, &mut buf, &mut text))
+            }
         }
     }
 

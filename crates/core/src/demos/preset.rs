@@ -89,6 +89,21 @@ pub fn paper(p: &mut AnalysisParams) {
     p.max_len = PAPER_MAX_LEN;
 }
 
+/// The `max_len` that suits the shipped proteins: 112 of their 400 reach it, far above
+/// `min_support`, and positions past it hold few sequences.
+pub const PROTEIN_MAX_LEN: usize = 256;
+
+/// The options that suit protein sequences (docs/MATH.md §17): one residue a token (`chars`,
+/// case kept), mode `condition` (a protein has no padding; position i counts the proteins
+/// longer than i), `max_len` [`PROTEIN_MAX_LEN`], no marker.
+pub fn proteins(p: &mut AnalysisParams) {
+    p.tokenizer = TokenizerKind::Chars;
+    p.lowercase = None;
+    p.bos = false;
+    p.mode = Mode::Condition;
+    p.max_len = PROTEIN_MAX_LEN;
+}
+
 /// The other counting mode (the page's switch that shows the ranking flip).
 pub fn flipped(mode: Mode) -> Mode {
     match mode {

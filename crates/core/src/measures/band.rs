@@ -69,7 +69,8 @@ pub fn random_band(distances: &DistanceMatrix, target: &Target, d: usize, sigma:
     for seed in 1..=k as u64 {
         let table = crate::encodings::random(n, d, sigma, seed)?;
         table.distances_into(&mut delta);
-        let pairs: Vec<f64> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| delta[i * n + j]).collect();
+        let pairs: Vec<f64> =
+            (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| delta[i * n + j]).collect();
         scaled.push(scaled_stress(&pairs, target));
         if let Some(r) = spearman_of_pairs(&pairs, target) {
             rho.push(r);
@@ -101,8 +102,9 @@ mod tests {
     fn each_table_of_the_band_is_the_random_encoding_measured() {
         let d = DistanceMatrix::from_fn(9, |i, j| ((j - i) as f64).sqrt().min(2.0));
         let band = random_band(&d, &Target::new(&d).unwrap(), 5, 0.02, 4).unwrap();
-        let each: Vec<_> =
-            (1..=4).map(|s| stress(&crate::encodings::random(9, 5, 0.02, s).unwrap().distances(), &d).unwrap()).collect();
+        let each: Vec<_> = (1..=4)
+            .map(|s| stress(&crate::encodings::random(9, 5, 0.02, s).unwrap().distances(), &d).unwrap())
+            .collect();
         let scaled = Spread::of(each.iter().map(|r| r.scaled_stress).collect()).unwrap();
         let rho = Spread::of(each.iter().filter_map(|r| r.spearman).collect()).unwrap();
         for (a, b) in [(band.scaled_stress, scaled), (band.spearman.unwrap(), rho)] {

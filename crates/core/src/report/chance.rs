@@ -69,10 +69,15 @@ impl Report {
 
     /// The fixed encoding of highest ρ when it clears the band, and the sentence's clause.
     fn by_order(&self) -> (Option<String>, String) {
-        let top = FIXED
-            .iter()
-            .filter_map(|&n| self.encodings.get(n).and_then(|e| e.spearman).map(|s| (n, s)))
-            .max_by(|a, b| a.1.total_cmp(&b.1));
+        // The first in FIXED's order among equals (the sinusoids' and ALiBi's ρ tie exactly:
+        // both distances grow with |i − j| alone).
+        let top = FIXED.iter().filter_map(|&n| self.encodings.get(n).and_then(|e| e.spearman).map(|s| (n, s))).fold(
+            None,
+            |best: Option<(&str, f64)>, c| match best {
+                Some(b) if b.1 >= c.1 => Some(b),
+                _ => Some(c),
+            },
+        );
         let Some((name, rho)) = top else { return (None, String::new()) };
         let ceiling = self.random_band.as_ref().and_then(|b| b.spearman).map(|s| s.max);
         match ceiling {
@@ -108,11 +113,21 @@ impl Report {
     }
 }
 
+/// "ties" or "tie".
+fn tie(names: &[&str]) -> &'static str {
+    if names.len() == 1 {
+        "ties"
+    } else {
+        "tie"
+    }
+}
+
 /// The ranking by σ* alone (no band).
 fn unbanded(fixed: &[(&str, f64)]) -> (Option<String>, String) {
     let (best, s) = fixed[0];
     let rest: Vec<String> = fixed[1..].iter().map(|(n, v)| format!("{n} {}", num(*v))).collect();
-    let line = format!("On this corpus {best} fits best among the fixed encodings (σ* = {}); {}", num(s), rest.join(", "));
+    let line =
+        format!("On this corpus {best} fits best among the fixed encodings (σ* = {}); {}", num(s), rest.join(", "));
     (Some(best.to_string()), line)
 }
 
@@ -127,25 +142,27 @@ fn by_stress(fixed: &[(&str, f64)], band: &RandomBand) -> (Option<String>, Strin
     let all: Vec<String> = fixed.iter().map(|(n, v)| format!("{n} {}", num(*v))).collect();
     if clear {
         let rest = all[1..].join(", ");
-        let line = format!("On this corpus {best} fits best among the fixed encodings (σ* = {}; {range}); {rest}", num(s));
+        let line =
+            format!("On this corpus {best} fits best among the fixed encodings (σ* = {}; {range}); {rest}", num(s));
         return (Some(best.to_string()), line);
     }
     let why = "random tables are nearly equidistant, and σ* rewards that where the corpus's distances level off after the first positions";
     let line = if beats.is_empty() {
         format!(
-            "No fixed encoding fits this corpus better than random tables: {} tie with them (σ* {}; {range}; {why})",
+            "No fixed encoding fits this corpus better than random tables: {} {} with them (σ* {}; {range}; {why})",
             listed(&ties),
+            tie(&ties),
             all.join(", ")
         )
     } else {
         format!(
-            "{} fit this corpus better than random tables but too close to one another to name one (σ* {}; the band spans {}); {}",
+            "{} fit this corpus better than random tables, but too close to one another to name one (σ* {}; the band spans {}); {}",
             listed(&beats),
             all.join(", "),
             num(b.width()),
             match ties.is_empty() {
                 true => range.clone(),
-                false => format!("{} tie with random tables ({range})", listed(&ties)),
+                false => format!("{} {} with random tables ({range})", listed(&ties), tie(&ties)),
             }
         )
     };

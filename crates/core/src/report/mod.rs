@@ -250,13 +250,23 @@ mod tests {
         r.random_band = band(0.04, 0.09, 0.6);
         let v = r.judge();
         assert_eq!((v.best_by_stress, v.best_by_order), (None, None));
-        assert!(v.sentence.starts_with("No fixed encoding fits this corpus better than random tables: rope, alibi and sinusoidal tie"), "{}", v.sentence);
+        assert!(
+            v.sentence.starts_with(
+                "No fixed encoding fits this corpus better than random tables: rope, alibi and sinusoidal tie"
+            ),
+            "{}",
+            v.sentence
+        );
         assert!(v.sentence.contains("none follows it better than random tables"), "{}", v.sentence);
         // Below the band but within its width of the runner-up: no best either.
         r.random_band = band(0.11, 0.17, 0.2);
         let v = r.judge();
         assert_eq!(v.best_by_stress, None);
-        assert!(v.sentence.starts_with("rope and alibi fit this corpus better than random tables but too close"), "{}", v.sentence);
+        assert!(
+            v.sentence.starts_with("rope and alibi fit this corpus better than random tables, but too close"),
+            "{}",
+            v.sentence
+        );
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub enum SourceKind {
     Synthetic,
     /// The shipped Genesis text.
     Genesis,
+    /// The shipped proteins.
+    Proteins,
     /// The paste box.
     Paste,
     /// The uploaded file.
@@ -24,13 +26,15 @@ pub enum SourceKind {
 
 impl SourceKind {
     /// Every source, in the form's order.
-    pub const ALL: [SourceKind; 4] = [SourceKind::Synthetic, SourceKind::Genesis, SourceKind::Paste, SourceKind::File];
+    pub const ALL: [SourceKind; 5] =
+        [SourceKind::Synthetic, SourceKind::Genesis, SourceKind::Proteins, SourceKind::Paste, SourceKind::File];
 
     /// The radio button's id.
     pub fn control(self) -> &'static str {
         match self {
             SourceKind::Synthetic => "src-synthetic",
             SourceKind::Genesis => "src-genesis",
+            SourceKind::Proteins => "src-proteins",
             SourceKind::Paste => "src-paste",
             SourceKind::File => "src-file",
         }
@@ -113,6 +117,7 @@ impl Form {
         let source = match state.corpus {
             Builtin::Synthetic => SourceKind::Synthetic,
             Builtin::Genesis => SourceKind::Genesis,
+            Builtin::Proteins => SourceKind::Proteins,
         };
         Form {
             source,
@@ -126,7 +131,11 @@ impl Form {
     /// panel's are read apart ([`Form::learn_params`]), so that they never stop a run.
     pub fn page_state(&self) -> Result<PageState, String> {
         let mut st = PageState {
-            corpus: if self.source == SourceKind::Genesis { Builtin::Genesis } else { Builtin::Synthetic },
+            corpus: match self.source {
+                SourceKind::Genesis => Builtin::Genesis,
+                SourceKind::Proteins => Builtin::Proteins,
+                _ => Builtin::Synthetic,
+            },
             ..Default::default()
         };
         read_options(SYNTH, &self.values, &mut st.synth)?;

@@ -202,6 +202,8 @@ pub enum Msg {
     /// The paper's setting: the form with the preset applied, the shipped tokenizer and
     /// table loaded, then a run.
     Preset { form: Form, at: f64 },
+    /// The shipped proteins were picked: their options in the form, then a run.
+    Proteins { form: Form, at: f64 },
     /// Flip the counting mode (pad ↔ condition) and run.
     FlipMode { form: Form, at: f64 },
     /// A column header clicked.
@@ -269,6 +271,7 @@ pub fn update(m: &mut Model, msg: Msg) -> Vec<Effect> {
         Msg::UseShipped(slot) => slots::use_shipped(m, slot),
         Msg::UseShippedModel(which) => slots::use_shipped_model(m, which),
         Msg::Preset { form, at } => run::preset(m, form, at),
+        Msg::Proteins { form, at } => run::proteins(m, form, at),
         Msg::FlipMode { form, at } => run::flip_mode(m, form, at),
         Msg::Sort(column) => {
             m.view.sort = m.view.sort.toggled(column);

@@ -102,6 +102,7 @@ pub(super) fn corpus(m: &Model, form: &Form, st: &PageState) -> Result<(Source, 
     match form.source {
         SourceKind::Synthetic => Ok((Source::Synthetic(st.synth.clone()), CorpusData::None)),
         SourceKind::Genesis => Ok((Source::Genesis, CorpusData::None)),
+        SourceKind::Proteins => Ok((Source::Proteins, CorpusData::None)),
         SourceKind::Paste if form.paste.trim().is_empty() => {
             Err("the paste box is empty: paste one sequence per line, or choose a built-in corpus".into())
         }
@@ -236,6 +237,20 @@ pub(super) fn worker_died(m: &mut Model, message: &str) -> Vec<Effect> {
             "the computation failed ({message}); it may have run out of memory — try a smaller max_len or top_k. Earlier results are kept."
         )));
     }
+    fx
+}
+
+/// The shipped proteins in one click: the options that suit them
+/// ([`posgeo::demos::preset::proteins`]) in the form, then a run.
+pub(super) fn proteins(m: &mut Model, mut form: Form, at: f64) -> Vec<Effect> {
+    form.source = SourceKind::Proteins;
+    let Ok(mut st) = form.page_state() else { return run(m, form, at) };
+    posgeo::demos::preset::proteins(&mut st.params);
+    for o in posgeo::options::ANALYSIS {
+        form.values.insert(o.control, o.text(&st.params));
+    }
+    let mut fx = vec![Effect::ShowForm(Box::new(form.clone()), m.view.map)];
+    fx.extend(run(m, form, at));
     fx
 }
 

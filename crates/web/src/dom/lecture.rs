@@ -301,7 +301,10 @@ fn switch_corpus(value: &str) {
     if let Some((_, radio)) = els.sources.iter().find(|(s, _)| Some(*s) == wanted) {
         radio.set_checked(true);
     }
-    dispatch(Msg::Run { form: controls::read_form(), at: now() });
+    match wanted {
+        Some(SourceKind::Proteins) => dispatch(Msg::Proteins { form: controls::read_form(), at: now() }),
+        _ => dispatch(Msg::Run { form: controls::read_form(), at: now() }),
+    }
 }
 
 /// The rank slider: sets the rank option and updates live.

@@ -44,7 +44,12 @@ pub fn wire() {
     wire_drop(&els.drop_zone);
     for (source, radio) in &els.sources {
         let (source, e) = (*source, els.clone());
-        on(target(radio), "change", move |_: Event| controls::open_source_group(&e, source));
+        on(target(radio), "change", move |_: Event| {
+            controls::open_source_group(&e, source);
+            if source == crate::app::SourceKind::Proteins {
+                dispatch(Msg::Proteins { form: controls::read_form(), at: now() });
+            }
+        });
     }
     // The top bar's "a model…" opens the model group and goes to it.
     let (group, model_input) = (els.model_group.clone(), els.model_shipped.first().map(|(_, b)| b.clone()));

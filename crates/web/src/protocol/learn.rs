@@ -149,6 +149,7 @@ fn count_all(
         (Source::Bytes { format, lossy, .. }, Some(stream)) => (stream, format.clone(), *lossy),
         (Source::Bytes { format, lossy, .. }, None) => (Box::new(files.corpus), format.clone(), *lossy),
         (Source::Genesis, _) => (Box::new(GENESIS.as_bytes()), InputFormat::Text, false),
+        (Source::Proteins, _) => (Box::new(super::PROTEINS.as_bytes()), InputFormat::Fasta, false),
         (Source::Synthetic(p), _) => (text(posgeo::demos::synth::generate(p)?), InputFormat::Text, false),
     };
     let read = Arc::new(AtomicU64::new(0));

@@ -26,6 +26,9 @@ use std::collections::BTreeMap;
 /// The public-domain corpus shipped with the app: the Book of Genesis, King James Version
 /// (1611), one verse per line, from Debian's `bible-kjv-text` package.
 pub const GENESIS: &str = include_str!("../../../../www/corpora/kjv-genesis.txt");
+/// The shipped proteins: FASTA, one record a protein (www/corpora/NOTICE names their source
+/// and license; docs/MATH.md §17 the options that suit them).
+pub const PROTEINS: &str = include_str!("../../../../www/corpora/proteins.faa");
 
 /// Uploads at least this large (bytes) are counted by several helper workers (uncompressed
 /// text or JSON Lines; see `web::helpers`), which the page has started as soon as such a
@@ -52,6 +55,8 @@ pub enum Source {
     Synthetic(SynthParams),
     /// The shipped Genesis text.
     Genesis,
+    /// The shipped proteins (FASTA, [`PROTEINS`]).
+    Proteins,
     /// The bytes sent along (pasted text or an uploaded file).
     Bytes {
         /// File name, for messages (empty for pasted text).
@@ -280,6 +285,7 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
     match source {
         Source::Synthetic(p) => Ok(Corpus::from_sequences(generate(p)?)),
         Source::Genesis => Ok(Corpus::from_text(GENESIS)),
+        Source::Proteins => Corpus::read(PROTEINS.as_bytes(), &InputFormat::Fasta, false),
         Source::Bytes { format, lossy, .. } => Corpus::read(bytes, format, *lossy),
     }
 }
