@@ -21,7 +21,7 @@ test("the claims panel shows the paper's findings with the CLI's numbers, and li
   const page = await openSettled(browser, url, { width: 1366, height: 768 });
   const synth = execFileSync(BIN, ['synth']);
   const shown = await claims(page);
-  assert.equal(shown.length, 7);
+  assert.equal(shown.length, 10);
   assertSameClaims(shown, cli(['--claims'], synth));
   assert.equal(shown.find((c) => c.key === 'layer_departs').holds, null, 'no model: not applicable');
   await page.locator('#claims-panel').scrollIntoViewIfNeeded();

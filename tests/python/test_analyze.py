@@ -1,11 +1,12 @@
 """posgeo.analyze and posgeo.stress against `posgeo analyze --json`, number for number."""
 import math
+import os
 
 import numpy as np
 import pytest
 
 import posgeo
-from conftest import GENESIS, cli, same_numbers
+from conftest import GENESIS, ROOT, cli, same_numbers
 
 
 def test_a_path_a_list_and_an_iterator_equal_the_cli(genesis_lines):
@@ -95,7 +96,7 @@ def test_extra_encodings_are_rows_of_their_name():
 def test_claims_equal_the_cli():
     theirs = cli("--claims", "--d", 32, GENESIS)["claims"]
     ours = posgeo.analyze(GENESIS, d=32, progress=False).claims
-    assert ours == theirs and len(ours) == 7
+    assert ours == theirs and len(ours) == 10
     assert {c["holds"] for c in ours} <= {True, False, None}
 
 
@@ -118,3 +119,30 @@ def test_progress_reaches_the_callback_and_its_error_stops_the_run():
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         posgeo.analyze(GENESIS, progress=stop)
+
+
+PROTEINS = os.path.join(ROOT, "www", "corpora", "proteins.faa")
+
+
+def test_fasta_proteins_equal_the_cli_with_the_band_and_the_verdict(tmp_path):
+    """The shipped FASTA, and the same records gzipped under a plain name, read as the CLI reads them."""
+    import gzip
+
+    theirs = cli("--tokenizer", "chars", "--max-len", 256, "--d", 64, PROTEINS)
+    ours = posgeo.analyze(PROTEINS, tokenizer="chars", max_len=256, d=64, progress=False)
+    same_numbers(ours.to_dict(), theirs)
+    assert ours.to_dict()["random_band"] == theirs["random_band"]
+    assert ours.to_dict()["verdict"] == theirs["verdict"] and ours.verdict == theirs["verdict"]["sentence"]
+    assert theirs["sequences"] == 400
+    hidden = tmp_path / "proteins.txt.gz"
+    with open(PROTEINS, "rb") as f:
+        hidden.write_bytes(gzip.compress(f.read()))
+    again = posgeo.analyze(str(hidden), tokenizer="chars", max_len=256, d=64, progress=False)
+    same_numbers(again.to_dict(), theirs)
+
+
+def test_a_malformed_fasta_is_refused_with_its_line(tmp_path):
+    bad = tmp_path / "bad.fa"
+    bad.write_text(">a\nMKV\n>empty\n>c\nLL\n")
+    with pytest.raises(posgeo.InputError, match="line 3.*no residues"):
+        posgeo.analyze(str(bad), tokenizer="chars", progress=False)
