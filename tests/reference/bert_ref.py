@@ -96,7 +96,14 @@ def load_model(folder):
             raise SystemExit(f"unsupported model: config.json says {key} = {cfg[key]!r}")
     cfg.setdefault("pad_token_id", 0)
     w = read_safetensors(os.path.join(folder, "model.safetensors"))
-    tok = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    if os.path.exists(os.path.join(folder, "tokenizer.json")):
+        tok = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    else:
+        # A vocab.txt alone (ProtBERT): the tokenizers package's own BERT WordPiece from it.
+        from tokenizers import BertWordPieceTokenizer
+        config = os.path.join(folder, "tokenizer_config.json")
+        lower = json.load(open(config, encoding="utf-8")).get("do_lower_case", True) if os.path.exists(config) else True
+        tok = BertWordPieceTokenizer(os.path.join(folder, "vocab.txt"), lowercase=lower)
     tok.no_truncation()
     tok.no_padding()
     return cfg, w, tok
@@ -150,7 +157,12 @@ def forward(cfg, w, ids, mask):
 
 def read_corpus(path, tok, special, max_len):
     with open(path, encoding="utf-8", newline="") as f:  # no universal newlines: a lone \r stays
-        lines = [l[:-1] if l.endswith("\r") else l for l in f.read().split("\n")]
+        text = f.read()
+    if text.lstrip().startswith(">"):
+        # FASTA: one sequence per record, read as protein models read it, one residue a word.
+        records = ["".join(r.split("\n", 1)[1].split()).replace("*", "") for r in text.lstrip()[1:].split("\n>")]
+        return [tok.encode(" ".join(r), add_special_tokens=special).ids[:max_len] for r in records]
+    lines = [l[:-1] if l.endswith("\r") else l for l in text.split("\n")]
     return [tok.encode(l, add_special_tokens=special).ids[:max_len] for l in lines if l]
 
 

@@ -19,8 +19,11 @@
 The same seed gives the same bytes. Reading the file back as float64 (bert_ref.py) gives exactly
 the rounded values stored, so both sides compute on identical weights.
 
-Usage: tiny_bert.py OUT_DIR [--seed N] [--dtype F32|F16|BF16] [--prefix]
+Usage: tiny_bert.py OUT_DIR [--seed N] [--dtype F32|F16|BF16] [--prefix] [--protein]
   --prefix   tensor names start with "bert." (as in BertForMaskedLM checkpoints)
+  --protein  a protein BERT as ProtBERT ships: vocab.txt of the special tokens and 25 residues
+             (no "##" pieces) and tokenizer_config.json with do_lower_case false, no
+             tokenizer.json
 """
 import argparse
 import json
@@ -35,6 +38,7 @@ SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 WORDS = """the a an and of to in on under over is was are sat ran run walk cat dog mat rug big
 small red blue green quick slow bird fish tree house man woman child eat food bread water
 day night sun moon good bad old new one two three it he she they we you i this that with""".split()
+RESIDUES = "LAGVESIKRDTPNQFYMHCWXUBZO"
 PIECES = ["##s", "##ed", "##ing", "##ly", "##er", "##ning", "##y", "##e"]
 
 
@@ -117,10 +121,18 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--dtype", choices=["F32", "F16", "BF16"], default="F32")
     ap.add_argument("--prefix", action="store_true", help='tensor names start with "bert."')
+    ap.add_argument("--protein", action="store_true", help="a residue vocab.txt, as ProtBERT ships")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    vocab = vocabulary()
-    tokenizer(vocab).save(os.path.join(args.out, "tokenizer.json"))
+    if args.protein:
+        vocab = {t: i for i, t in enumerate(SPECIAL + list(RESIDUES))}
+        with open(os.path.join(args.out, "vocab.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(vocab) + "\n")
+        with open(os.path.join(args.out, "tokenizer_config.json"), "w", encoding="utf-8") as f:
+            json.dump({"do_lower_case": False}, f)
+    else:
+        vocab = vocabulary()
+        tokenizer(vocab).save(os.path.join(args.out, "tokenizer.json"))
     pre = "bert." if args.prefix else ""
     ids = np.arange(MAX_POS, dtype="<i8").reshape(1, MAX_POS)  # first: every tensor stays aligned
     items = [(pre + "embeddings.position_ids", "I64", ids.shape, ids.tobytes())]

@@ -99,6 +99,21 @@ fn small_random_berts_agree_with_the_reference() {
     check_rows(&bf16, &text, &["--layer-sequences", "20", "--min-support", "4"]);
 }
 
+/// A protein BERT as ProtBERT ships (a `vocab.txt` of residues, case kept) and a FASTA corpus
+/// go through the layer pass together: each record read one residue a word, as the float64
+/// reference reads it.
+#[test]
+fn a_protein_bert_reads_fasta_through_its_layers() {
+    let dir = tiny("protein", &["--seed", "6", "--protein"]);
+    assert!(dir.join("vocab.txt").is_file() && !dir.join("tokenizer.json").exists());
+    let proteins = std::fs::read_to_string(Path::new(ROOT).join("www/corpora/proteins.faa")).unwrap();
+    let fasta = std::env::temp_dir().join(format!("posgeo-proteins-{}.faa", std::process::id()));
+    let records: Vec<&str> = proteins.split_inclusive('\n').collect();
+    let head: String = records.iter().take_while(|l| !l.starts_with(">sp|Q6GZT5")).copied().collect();
+    std::fs::write(&fasta, &head).unwrap();
+    check_rows(&dir, fasta.to_str().unwrap(), &["--min-support", "3", "--max-len", "30", "--layer-sequences", "24"]);
+}
+
 /// The forward pass's hidden states, sequence by sequence, against the reference's.
 fn check_hidden(model_dir: &Path, corpus: &str, sequences: usize) {
     let theirs = reference(model_dir, corpus, &["--dump-hidden", &sequences.to_string()]);

@@ -168,6 +168,7 @@ impl Tokenizer {
         match self.kind {
             TokenizerKind::Chars => limit.saturating_mul(4),
             TokenizerKind::Kmer => limit.saturating_mul(self.kmer.max(1)).saturating_mul(4),
+            TokenizerKind::Model if self.model.as_ref().is_some_and(|m| m.residues) => limit.saturating_mul(4),
             _ => usize::MAX,
         }
     }

@@ -61,6 +61,18 @@ pub struct ModelTokenizer {
     pub digest: u64,
     /// How a word-local pipeline's texts are encoded by chunks ([`chunks`]).
     chunking: Option<Arc<Chunking>>,
+    /// A vocabulary of residues ([`residue_vocabulary`]): a sequence is read one residue a
+    /// word, as protein models such as ProtBERT were trained.
+    pub residues: bool,
+}
+
+/// Whether a WordPiece vocabulary is one of residues (ProtBERT's `vocab.txt`): no `##` pieces,
+/// every token that is not a bracketed special (`[PAD]`, `<mask>`) one character, and at least
+/// four of those.
+fn residue_vocabulary(model_type: &str, strings: &[String]) -> bool {
+    let special = |t: &str| (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('<') && t.ends_with('>'));
+    let ordinary: Vec<&String> = strings.iter().filter(|t| !t.is_empty() && !special(t)).collect();
+    model_type == "WordPiece" && ordinary.len() >= 4 && ordinary.iter().all(|t| t.chars().count() == 1)
 }
 
 impl std::fmt::Debug for ModelTokenizer {
@@ -167,7 +179,9 @@ impl ModelTokenizer {
             strings[id as usize] = token;
         }
         let chunking = cut.and_then(|cut| Chunking::of(&inner, cut)).map(Arc::new);
+        let residues = residue_vocabulary(&model_type, &strings);
         Ok(ModelTokenizer {
+            residues,
             inner: Arc::new(inner),
             strings: Arc::new(strings),
             name: name.to_string(),
@@ -193,6 +207,11 @@ impl ModelTokenizer {
     /// `special` is on. A sequence the tokenizer cannot encode yields no token (it counts like
     /// an empty line).
     pub fn ids(&self, seq: &str, special: bool, limit: usize) -> Vec<u32> {
+        if self.residues && !seq.contains(char::is_whitespace) {
+            // One residue a word (ProtBERT's "M K V …"): only the first `limit` can be read.
+            let spaced: Vec<String> = seq.chars().take(limit).map(String::from).collect();
+            return self.ids(&spaced.join(" "), special, limit);
+        }
         match self.chunked(seq) {
             Some(c) => c.ids(&self.inner, self.digest, seq, special, limit),
             None => self

@@ -46,3 +46,30 @@ pub fn tokenizer_json(vocab_txt: &[u8], tokenizer_config: Option<&[u8]>) -> Resu
     })
     .to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use crate::corpus::hf_tokenizer::ModelTokenizer;
+
+    fn tokens(t: &ModelTokenizer, s: &str, limit: usize) -> Vec<String> {
+        t.ids(s, true, limit).into_iter().map(|id| t.token(id).to_string()).collect()
+    }
+
+    /// ProtBERT's kind of `vocab.txt` (residues, no `##` pieces, case kept): a FASTA record is
+    /// read one residue a word, as if spaced out, and only as far as the limit.
+    #[test]
+    fn a_vocabulary_of_residues_reads_a_sequence_one_residue_a_word() {
+        let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nL\nA\nG\nV\nK\nM\n";
+        let json = super::tokenizer_json(vocab.as_bytes(), Some(br#"{"do_lower_case": false}"#)).unwrap();
+        let t = ModelTokenizer::from_bytes("vocab.txt", json.as_bytes()).unwrap();
+        assert!(t.residues);
+        assert_eq!(tokens(&t, "MKVLAG", 100), ["[CLS]", "M", "K", "V", "L", "A", "G", "[SEP]"]);
+        assert_eq!(tokens(&t, "MKVLAG", 100), tokens(&t, "M K V L A G", 100));
+        assert_eq!(tokens(&t, "MKVLAG", 3), ["[CLS]", "M", "K"]);
+        assert_eq!(tokens(&t, "MKWV", 100), ["[CLS]", "M", "K", "[UNK]", "V", "[SEP]"]);
+        // A word vocabulary is not one of residues.
+        let words = ModelTokenizer::from_bytes("t.json", crate::test_support::WORDPIECE.as_bytes()).unwrap();
+        assert!(!words.residues);
+    }
+}
