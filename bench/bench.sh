@@ -13,6 +13,7 @@ stages            each stage natively (divan) beside its straightforward baselin
 engine            the whole pipeline natively, IMDB-, SST-2-sized and long corpora, against numpy/scipy (bench/run.sh)
 tokenizers        counting with model tokenizers against the `words` tokenizer (bench/tokenizers.sh)
 layers            a model's layer pass against a NumPy float32 forward pass (bench/layers.sh)
+biology           FASTA + chars against text + words of the same size, and the random band's share of an analysis (bench/biology.sh)
 learn             the learning experiment: the default run, tokens/s against JAX (bench/learn.sh)
 python            the Python package against the CLI and numpy/scipy (bench/python.sh)
 tab-load          the page: first dashboard and uploads to the dashboard, against the CLI (bench/browser.mjs)
@@ -36,6 +37,7 @@ case "$question" in
   tokenizers) exec bash bench/tokenizers.sh "$@" ;;
   layers) exec bash bench/layers.sh "$@" ;;
   learn) exec bash bench/learn.sh "$@" ;;
+  biology) exec bash bench/biology.sh "$@" ;;
   python) exec bash bench/python.sh "$@" ;;
   tab-load) exec node bench/browser.mjs "$@" ;;
   tab-upload-ab) exec node bench/upload_ab.mjs "$@" ;;

@@ -65,6 +65,13 @@ impl Fasta {
                     .into(),
             });
         };
+        let room = self.keep.saturating_sub(record.residues.len());
+        if text.bytes().all(|b| b > b' ' && b != b'*' && b < 0x80) {
+            // The usual line: ASCII residues alone, taken whole (or as far as the room).
+            record.any = true;
+            record.residues.push_str(&text[..text.len().min(room)]);
+            return Ok(None);
+        }
         for c in text.chars().filter(|c| !c.is_whitespace() && *c != '*') {
             record.any = true;
             if record.residues.len() + c.len_utf8() <= self.keep {

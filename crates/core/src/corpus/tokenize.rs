@@ -94,9 +94,10 @@ impl Tokenizer {
         self.for_each_keyed_token(seq, limit, |tok, _| f(tok));
     }
 
-    /// [`Self::for_each_token`], each token with its id in the model tokenizer that gave it
-    /// (`None` for every other token): such a token is a function of its id, so a count may
-    /// look the id up instead of the text.
+    /// [`Self::for_each_token`], each token with a key it is a function of — its id in the
+    /// model tokenizer that gave it, a character's scalar value for `chars` (`None` for every
+    /// other token) —, so a count may look the key up instead of the text. One tokenizer's
+    /// keys are never mixed with another's.
     pub fn for_each_keyed_token(&self, seq: &str, limit: usize, mut f: impl FnMut(&str, Option<u32>)) {
         let mut left = limit;
         if left == 0 {
@@ -128,8 +129,11 @@ impl Tokenizer {
                 }
             }
             TokenizerKind::Chars => {
+                // A character's token is a function of its scalar value: that is its key.
                 let mut tmp = [0u8; 4];
-                seq.chars().take(left).for_each(|c| self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut text));
+                for c in seq.chars().take(left) {
+                    self.emit(c.encode_utf8(&mut tmp), &mut buf, &mut |tok: &str| f(tok, Some(c as u32)));
+                }
             }
             TokenizerKind::Kmer => {
                 for_each_kmer(seq, self.kmer.max(1), left, |tok| self.emit(tok, &mut buf, &mut text))
