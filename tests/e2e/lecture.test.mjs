@@ -132,3 +132,33 @@ test('the corpus switches mid-lecture and the rank slider updates the step live'
   assert.equal(await page.$eval('#opt-rank', (e) => e.value), '2', 'the dashboard form follows');
   await page.close();
 });
+
+test('step 15 sets English and the proteins side by side once each has run, drawn at 1280×720', async () => {
+  const page = await projector('#lecture/15');
+  const step = '[data-lecture-step="15"]';
+  assert.match(await page.textContent(step), /No run on English yet/);
+  for (const corpus of ['genesis', 'proteins']) {
+    await page.evaluate(() => { document.querySelector('#status').dataset.state = 'stale'; });
+    await page.selectOption('#lecture-corpus', corpus);
+    await page.waitForFunction(() => document.querySelector('#status').dataset.state === 'done', null, { timeout: 120000 });
+  }
+  await page.waitForFunction((s) => !/No run on/.test(document.querySelector(s).textContent), step, { timeout: 60000 });
+  const text = await page.textContent(step);
+  assert.match(text, /English: the sinusoids' σ\* [0-9.]+ (beats|is no better than) random tables'/);
+  assert.match(text, /Proteins: the sinusoids' σ\* [0-9.]+ is no better than random tables'/);
+  const canvases = await page.$$eval(`${step} canvas`, (cs) => cs.filter((c) => c.offsetParent !== null).map((c) => {
+    const r = c.getBoundingClientRect();
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    for (let k = 3; k < d.length; k += 4 * 97) ink += d[k] > 0 ? 1 : 0;
+    return { kind: c.dataset.chartKind, bottom: r.bottom, right: r.right, ink,
+      scale: Math.min(r.width / Number(c.dataset.width || c.width), r.height / Number(c.dataset.height || c.height)) };
+  }));
+  assert.deepEqual(canvases.map((c) => c.kind), ['heatmap', 'stress', 'map', 'heatmap', 'stress', 'map']);
+  for (const c of canvases) {
+    assert.ok(c.ink > 10 && c.bottom <= 721 && c.right <= 1281, JSON.stringify(c));
+    assert.ok(c.scale >= 1.5, `${c.kind} shown at ${c.scale.toFixed(2)}×`);
+  }
+  await page.screenshot({ path: path.join(SHOTS, 'step-15-both-1280x720.png') });
+  await page.close();
+});

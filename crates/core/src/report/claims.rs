@@ -177,6 +177,9 @@ fn layer_departs(r: &Report) -> Draft {
     Draft { holds: Some(holds), reason, values }
 }
 
+/// The lecture step that sets language and biology side by side (the sinusoids against chance).
+pub const STEP_BIOLOGY: usize = 15;
+
 /// (key, finding, what the paper reports, lecture step, rule).
 type Rule = (&'static str, &'static str, &'static str, usize, fn(&Report) -> Draft);
 
@@ -188,9 +191,9 @@ const RULES: [Rule; 10] = [
     ("low_rank", "Low rank suffices", "synthetic corpus: r = 3 cuts stress by 99.8 % against sinusoidal, with 88 % fewer parameters than an n×d table", 8, low_rank),
     ("monotone", "MDS and pretrained tables are more monotone than random ones", "lower violation rates than random", 9, monotone),
     ("layer_departs", "One early layer departs most from the corpus geometry", "BERT-base: layer 3 of 12", 11, layer_departs),
-    ("sinusoids_close", "The sinusoids come close to the optimal map here", "close on smooth natural language, not on biological sequences", 7, super::chance::sinusoids_close),
-    ("sinusoids_beat_random", "The sinusoids fit better than random tables", "a fixed encoding should beat chance", 7, super::chance::sinusoids_beat_random),
-    ("sinusoids_follow_order", "The sinusoids follow the corpus's order better than random tables", "sinusoids encode order by construction", 7, super::chance::sinusoids_follow_order),
+    ("sinusoids_close", "The sinusoids come close to the optimal map here", "close on smooth natural language, not on biological sequences", STEP_BIOLOGY, super::chance::sinusoids_close),
+    ("sinusoids_beat_random", "The sinusoids fit better than random tables", "a fixed encoding should beat chance", STEP_BIOLOGY, super::chance::sinusoids_beat_random),
+    ("sinusoids_follow_order", "The sinusoids follow the corpus's order better than random tables", "sinusoids encode order by construction", STEP_BIOLOGY, super::chance::sinusoids_follow_order),
 ];
 
 impl Report {

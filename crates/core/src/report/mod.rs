@@ -205,7 +205,7 @@ mod claims;
 mod text;
 
 pub use chance::{Verdict, FIXED};
-pub use claims::Claim;
+pub use claims::{Claim, STEP_BIOLOGY};
 pub use text::{band_line, csv_rows, fmt_number, STRESS_COLUMNS};
 
 #[cfg(test)]

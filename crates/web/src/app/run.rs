@@ -4,7 +4,7 @@
 use super::slots::{model_file, use_shipped};
 use super::{CorpusData, Effect, FileSlot, Form, Job, Model, Slot, SourceKind, Status};
 use crate::protocol::{LearnedTable, Request, Response, Source};
-use crate::url::PageState;
+use crate::url::{Builtin, PageState};
 use crate::view::charts::MapView;
 use posgeo::analysis::Progress;
 use posgeo::corpus::tokenize::TokenizerKind;
@@ -337,7 +337,13 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
             m.running = None;
             m.live = false;
             m.geometry_kept = true;
-            m.results = Some(Rc::new(*payload));
+            let results = Rc::new(*payload);
+            match m.shown.corpus {
+                Builtin::Genesis => m.view.corpora.english = Some(results.clone()),
+                Builtin::Proteins => m.view.corpora.proteins = Some(results.clone()),
+                Builtin::Synthetic => {}
+            }
+            m.results = Some(results);
             let secs = (at - m.started) / 1000.0;
             let mut fx = vec![
                 Effect::Progress(1.0),

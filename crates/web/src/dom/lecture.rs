@@ -213,8 +213,22 @@ pub fn render() {
     if let Some(e) = r.encodings.get("pmds_r") {
         l.rank.set_value(&e.dim.to_string());
     }
-    for (kind, canvas) in &step.canvases {
-        draw_into(*kind, canvas, &p, &view).ok();
+    if n == posgeo::report::STEP_BIOLOGY {
+        // Two corpora side by side: each canvas draws its corpus's last run, or nothing yet.
+        for (k, (kind, canvas)) in step.canvases.iter().enumerate() {
+            let figure = canvas.parent_element();
+            let shown = crate::view::lecture::biology::payload_of(&view.corpora, k);
+            if let Some(f) = &figure {
+                f.toggle_attribute_with_force("data-empty", shown.is_none()).ok();
+            }
+            if let Some(q) = shown {
+                draw_into(*kind, canvas, q, &view).ok();
+            }
+        }
+    } else {
+        for (kind, canvas) in &step.canvases {
+            draw_into(*kind, canvas, &p, &view).ok();
+        }
     }
     if let Some(scatter) = &step.scatter {
         draw_scatter(scatter);

@@ -17,4 +17,4 @@ pub mod state;
 pub mod table;
 pub mod theorem;
 
-pub use state::View;
+pub use state::{Corpora, View};

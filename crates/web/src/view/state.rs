@@ -28,4 +28,16 @@ pub struct View {
     pub layers_measure: posgeo_charts::LayerMeasure,
     /// The layer the layer map shows (`#layer-slider`; None: the last).
     pub layer_map: Option<usize>,
+    /// The last results on English (Genesis) and on the shipped proteins, for the lecture
+    /// step that sets them side by side.
+    pub corpora: Corpora,
+}
+
+/// The last results of the two shipped corpora of different kinds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Corpora {
+    /// Genesis (KJV).
+    pub english: Option<std::rc::Rc<crate::protocol::Payload>>,
+    /// The shipped proteins.
+    pub proteins: Option<std::rc::Rc<crate::protocol::Payload>>,
 }

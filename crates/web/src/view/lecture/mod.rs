@@ -11,9 +11,12 @@
 //! (docs/MATH.md §14), when the run had one; (12) what the model does with position layer by
 //! layer, its positional share and effective dimension (`depth.rs`); (13) training separates
 //! positions, Theorem 4, and (14) does lower stress mean lower loss?, both from the Learn
-//! panel's last training (`training.rs`, docs/MATH.md §16). Every number in a step's text comes
+//! panel's last training (`training.rs`, docs/MATH.md §16); (15) language and biology side by
+//! side, the sinusoids against chance on Genesis and on the proteins (`biology.rs`, docs/MATH.md
+//! §17). Every number in a step's text comes
 //! from the payload or that experiment; this module only words it (native-tested; `web::dom::lecture` puts it on the page).
 
+pub mod biology;
 mod depth;
 mod training;
 
@@ -47,7 +50,7 @@ const fn chart(kind: ChartKind, w: u32, h: u32) -> StepChart {
 }
 
 /// Every step, in order (step N is `STEPS[N − 1]`).
-pub const STEPS: [Step; 14] = [
+pub const STEPS: [Step; 15] = [
     Step { title: "1. The tokens at each position", charts: &[] },
     Step { title: "2. μᵢ: which tokens stand at position i", charts: &[chart(ChartKind::Support, 400, 210)] },
     Step {
@@ -74,6 +77,17 @@ pub const STEPS: [Step; 14] = [
     },
     Step { title: "13. Training separates positions", charts: &[] },
     Step { title: "14. Does lower stress mean lower loss?", charts: &[] },
+    Step {
+        title: "15. Language and biology: where the sinusoids stop fitting",
+        charts: &[
+            chart(ChartKind::Heatmap, 260, 120),
+            chart(ChartKind::Stress, 260, 120),
+            chart(ChartKind::Map, 260, 120),
+            chart(ChartKind::Heatmap, 260, 120),
+            chart(ChartKind::Stress, 260, 120),
+            chart(ChartKind::Map, 260, 120),
+        ],
+    },
 ];
 
 /// The step that shows the Learn panel's scatter (held-out loss against σ*), and its canvas
@@ -158,7 +172,8 @@ pub fn content(n: usize, p: &Payload, view: &View, learned: Option<&Experiment>)
         11 => inside_model(r),
         12 => depth::content(r),
         13 => training::separates(learned),
-        _ => training::finding(learned),
+        14 => training::finding(learned),
+        _ => biology::content(&view.corpora),
     }
 }
 
@@ -278,8 +293,8 @@ fn stress(p: &Payload, view: &View) -> Vec<Block> {
     let r = &p.report;
     vec![
         Block::Text(
-            "σ = Σ(δᵢⱼ − Dᵢⱼ)² / ΣDᵢⱼ² (the paper's Eq. 4), and σ* = min over a ≥ 0 of the same with aδ: \
-             fixed encodings have no natural scale, so σ* ranks them."
+            "σ = Σ(δᵢⱼ − Dᵢⱼ)² / ΣDᵢⱼ² (Eq. 4); σ* takes the best scale a ≥ 0 of δ, which fixed \
+             encodings lack."
                 .into(),
         ),
         Block::Text(r.verdict()),

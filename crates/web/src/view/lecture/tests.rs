@@ -215,4 +215,26 @@ fn the_training_claims_link_to_the_steps_they_name() {
     assert_eq!(STEPS[STEP_SEPARATION - 1].title, "13. Training separates positions");
     assert_eq!(STEPS[STEP_LOSS - 1].title, "14. Does lower stress mean lower loss?");
     assert_eq!(SCATTER_STEP.0, STEP_LOSS, "the scatter is drawn on the loss step");
+    let step = STEPS[posgeo::report::STEP_BIOLOGY - 1].title;
+    assert_eq!(step, "15. Language and biology: where the sinusoids stop fitting");
+}
+
+/// The biology step: each corpus's row once it has run, its numbers, and what is missing.
+#[test]
+fn the_biology_step_sets_the_two_corpora_side_by_side() {
+    let mut view = View::default();
+    let t = text(&content(15, &payload(&corpus()), &view, None));
+    assert!(t.contains("No run on English yet") && t.contains("No run on the proteins yet"), "{t}");
+    let p = std::rc::Rc::new(payload(&corpus()));
+    view.corpora.proteins = Some(p.clone());
+    let t = text(&content(15, &p, &view, None));
+    let r = &p.report;
+    let band = r.random_band.as_ref().unwrap().scaled_stress;
+    for v in [r.encodings["sinusoidal"].scaled_stress, band.min, band.max] {
+        assert!(t.contains(&num(v)), "{} shown: {t}", num(v));
+    }
+    assert!(t.contains("No run on English yet") && !t.contains("No run on the proteins"), "{t}");
+    assert!(t.contains("Proteins: the sinusoids' σ*"), "{t}");
+    assert_eq!(super::biology::payload_of(&view.corpora, 4), Some(&*p));
+    assert_eq!(super::biology::payload_of(&view.corpora, 1), None);
 }
