@@ -327,3 +327,23 @@ fn an_address_space_cap_sets_the_budget() {
     let err = String::from_utf8_lossy(&free.stderr);
     assert!(err.contains("n = 20000 positions") && err.contains(": set max_len to at most"), "{err}");
 }
+
+/// README names the CLI's commands as `posgeo --help` lists them, and counts them.
+#[test]
+fn the_readme_lists_every_command() {
+    let out = Command::new(env!("CARGO_BIN_EXE_posgeo")).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    assert!(readme.contains(&format!("with {} commands:", commands.len())), "README should count {commands:?}");
+    for c in &commands {
+        assert!(readme.contains(&format!("| `posgeo {c}")), "README's command table lacks {c}");
+    }
+}

@@ -238,3 +238,11 @@ fn the_biology_step_sets_the_two_corpora_side_by_side() {
     assert_eq!(super::biology::payload_of(&view.corpora, 4), Some(&*p));
     assert_eq!(super::biology::payload_of(&view.corpora, 1), None);
 }
+
+/// README counts the lecture's steps as the code has them.
+#[test]
+fn the_readme_counts_the_steps() {
+    let readme = include_str!("../../../../../README.md");
+    let said = format!("{} steps tell the paper's argument", STEPS.len());
+    assert!(readme.contains(&said), "README.md should say \"{said}\"");
+}
