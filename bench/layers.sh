@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17 "Performance", the model's layer pass: posgeo's native pass (posgeo-bench --layers:
+# The model's layer pass: posgeo's native pass (posgeo-bench --layers:
 # posgeo::model::run, the centroid sums included) against a NumPy float32 forward pass
 # (bench/layers_numpy.py) over exactly the same batches, on www/corpora/kjv-genesis.txt with
 # all-MiniLM-L6-v2, at the paper's setting (pad, max_len 64, 256 sequences) and in mode

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reference for posgeo's layer pass (issue 17, "Performance"): a NumPy **float32** batched
+"""The reference for posgeo's layer pass: a NumPy **float32** batched
 BERT forward with the equations of tests/reference/bert_ref.py (Hugging Face's `BertModel`),
 run over exactly the batches `posgeo-bench --layers ... --dump-batches FILE` ran, padded with
 pad_id under the attention mask, keeping every layer's hidden states h⁰ … h^L of a batch (as

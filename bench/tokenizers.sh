@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Counting with model tokenizers against the `words` tokenizer (issue 18, item 5), natively:
+# Counting with model tokenizers against the `words` tokenizer, natively:
 # `posgeo-bench --repeat 2` (best of 2, every core) on the IMDB-sized corpus, read, tokenised
 # and counted, with `words`, the shipped MiniLM WordPiece tokenizer, and a RoBERTa-style
 # byte-level BPE tokenizer (tests/tokenizers/oracle.py's recipe with a vocabulary of 30,000)

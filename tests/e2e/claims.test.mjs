@@ -1,4 +1,4 @@
-// End-to-end tests of the claims panel (issue 19): the paper's findings checked on the corpus
+// End-to-end tests of the claims panel: the paper's findings checked on the corpus
 // on screen, each with the CLI's `--claims` numbers and verdict, a link to its lecture step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

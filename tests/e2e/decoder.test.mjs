@@ -1,4 +1,4 @@
-// End-to-end tests of a decoder on the page (issue 39): the shipped SmolLM2-135M-Instruct GGUF,
+// End-to-end tests of a decoder on the page: the shipped SmolLM2-135M-Instruct GGUF,
 // fetched with its size shown first, gives the layer rows and per-layer measures (positional
 // share, effective dimension) of `posgeo analyze --model <gguf>`; the per-layer chart, the
 // layer map and its slider, their exports and the lecture step show them; the same file chosen

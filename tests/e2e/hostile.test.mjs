@@ -1,4 +1,4 @@
-// End-to-end tests of hostile input (issue 11): the page survives its worker dying, strings
+// End-to-end tests of hostile input: the page survives its worker dying, strings
 // from files are never markup, and lying files get messages naming their defect.
 // The worker-death test marks the page `data-faults="1"`: its worker then traps on a corpus
 // starting with `#posgeo:trap` (crates/web/src/worker.rs).

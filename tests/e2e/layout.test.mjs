@@ -1,4 +1,4 @@
-// End-to-end tests of the page's layout and visual language (issue 19): Run in the top bar
+// End-to-end tests of the page's layout and visual language: Run in the top bar
 // at every size, results first, option groups collapsed, a phone without horizontal scroll,
 // sharp charts, the dark theme, and axe-core's accessibility rules.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// End-to-end tests of the Learn panel (docs/MATH.md §16, issue 38): a pasted corpus trained
+// End-to-end tests of the Learn panel (docs/MATH.md §16): a pasted corpus trained
 // in the page gives `posgeo train --json`'s numbers with the same options (table, finding,
 // CSV) with its runs spread over several training workers, the lecture's two training steps
 // report that training's numbers, its charts are drawn and exported, a cancel mid-training sets the status to idle,

@@ -1,4 +1,4 @@
-// End-to-end tests of the lecture view (issue 9): deep links, keys (a presentation clicker's
+// End-to-end tests of the lecture view: deep links, keys (a presentation clicker's
 // PageUp/PageDown included), one step visible at a time, text and chart text readable at a
 // projector's 1280×720, every step's chart drawn and exportable, the corpus switched
 // mid-lecture, the rank slider updating live. Screenshots of every step go to test-artifacts/.

@@ -1,4 +1,4 @@
-// End-to-end tests of real models on the page (issue 8): the paper's setting in one click
+// End-to-end tests of real models on the page: the paper's setting in one click
 // (all-MiniLM-L6-v2's shipped WordPiece tokenizer and position table, pad mode, max_len 64)
 // equals `posgeo analyze --preset paper`; the mode switch flips it and equals the CLI in
 // condition mode; an uploaded tokenizer.json counts the model's tokens as the CLI does; a

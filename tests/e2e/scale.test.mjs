@@ -1,4 +1,4 @@
-// End-to-end tests of issue "Scale": counts tables uploaded to the page, and large uploads read
+// End-to-end tests at scale: counts tables uploaded to the page, and large uploads read
 // by the worker as a stream (slices of the File), each checked against the native CLI.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

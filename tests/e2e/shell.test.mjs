@@ -1,4 +1,4 @@
-// End-to-end tests of the page shell (issue 7): a run pressed while a file is still being
+// End-to-end tests of the page shell: a run pressed while a file is still being
 // read waits for it; messages name the page's own controls; the option controls are built
 // from the option tables; a page missing an element says which at start.
 import { test, before, after } from 'node:test';

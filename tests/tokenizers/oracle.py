@@ -123,7 +123,7 @@ TIE_TEXTS = ["baseball....", "baseball.......", "baseball.. baseball.....", "...
 def unigram_ties():
     """Unigram (Metaspace) tokenizers whose vocabulary holds `.` and `...`: "baseball...." is
     `▁baseball ... .` or `▁baseball . ...`, the same pieces, so the two scores tie and the last
-    bit of two sums of doubles decides; that is, how the scores' decimal text is read (issue 17).
+    bit of two sums of doubles decides; that is, how the scores' decimal text is read.
     The first case is the one reported (an exact tie when the scores are read exactly, which the
     package does not do); the others have random scores. One JSON line per case:
     {"tokenizer": file text, "texts": TIE_TEXTS, "tokens": [[...] per text]}."""

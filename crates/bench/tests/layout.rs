@@ -78,3 +78,26 @@ fn only_the_js_module_reads_javascript_objects_by_name() {
     let js = std::fs::read_to_string(Path::new(ROOT).join("crates/web/src/js.rs")).expect("crates/web/src/js.rs");
     assert!(js.contains("Reflect::get") && js.contains("pub enum Key"), "the one module does the crossing");
 }
+
+/// The repository speaks to its users, who never see the tracker: no file names an issue by
+/// number (the word followed by digits, with or without `#`). Every tracked text file is read (`git ls-files`).
+#[test]
+fn no_tracked_file_names_an_issue_number() {
+    let out = std::process::Command::new("git").args(["ls-files"]).current_dir(ROOT).output();
+    let Some(out) = out.ok().filter(|o| o.status.success()) else { return }; // not a git checkout
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.lines().count() > 50, "git lists the files");
+    let named: Vec<String> = listed
+        .lines()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(Path::new(ROOT).join(f)).ok()?;
+            let lower = text.to_lowercase();
+            let hit = lower.match_indices("issue").any(|(i, _)| {
+                let rest = lower[i + 5..].trim_start_matches([' ', '#']);
+                rest.len() < lower.len() - i - 5 && rest.starts_with(|c: char| c.is_ascii_digit())
+            });
+            hit.then(|| f.to_string())
+        })
+        .collect();
+    assert!(named.is_empty(), "files naming an issue by number: {named:?}");
+}

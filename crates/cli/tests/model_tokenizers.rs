@@ -9,7 +9,7 @@
 //! odd whitespace): every line's tokens (ids named by the vocabulary) equal Python's,
 //! with and without special tokens, and the positional counts c_i(w) equal counts computed
 //! in Python from Python's tokens, in condition and pad mode. Unigram segmentation ties
-//! (`. ...` against `... .`, issue 17) split as the package splits them when it reads the
+//! (`. ...` against `... .`) split as the package splits them when it reads the
 //! file. Also: `posgeo analyze --tokenizer-file` reports the same counts, and bad tokenizer
 //! files get their messages.
 #![cfg(not(target_arch = "wasm32"))]

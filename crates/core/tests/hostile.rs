@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
 
-//! Files that lie about themselves get a message naming their actual defect (issue 11):
+//! Files that lie about themselves get a message naming their actual defect:
 //! each test asserts on the message, not only on the failure.
 
 use posgeo::learned_tables::read_table;

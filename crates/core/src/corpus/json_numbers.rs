@@ -7,7 +7,7 @@
 //! reads the worker's JSON bit for bit), and Cargo gives the `tokenizers` crate that same
 //! exact reader, natively and in wasm. Mostly that changes nothing; but when two Unigram
 //! segmentations are the same pieces in another order (`. ...` and `... .`), their scores
-//! tie and the last bit of two sums decides, so the reading decides (issue 17).
+//! tie and the last bit of two sums decides, so the reading decides.
 //!
 //! [`as_the_package_reads`] rewrites each number the two readers read differently as the
 //! shortest text of the package's reading, which the exact reader reads back bit for bit.

@@ -19,6 +19,7 @@ pub mod hf_tokenizer;
 mod json_numbers;
 pub mod tokenize;
 
+mod read_counter;
 mod slice;
 mod split;
 mod stream;
@@ -27,7 +28,8 @@ mod words;
 pub use self::csv::csv_headers;
 pub use gzip::{gunzip as gunzip_within_budget, gunzip_head, is_gzip};
 pub use slice::LineRange;
-pub use stream::{ReadCounter, SequenceStream};
+pub use read_counter::ReadCounter;
+pub use stream::SequenceStream;
 
 use crate::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};

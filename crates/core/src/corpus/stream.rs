@@ -64,23 +64,6 @@ enum Source<'r> {
     Csv { reader: csv::Reader<Scan<'r>>, column: Option<String>, has_header: bool, index: Option<usize> },
 }
 
-/// A reader that adds the bytes it passes on to a shared count (for progress on a file of
-/// known size).
-pub struct ReadCounter<R> {
-    /// The reader counted.
-    pub inner: R,
-    /// Bytes read so far.
-    pub read: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<R: Read> Read for ReadCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let k = self.inner.read(buf)?;
-        self.read.fetch_add(k as u64, std::sync::atomic::Ordering::Relaxed);
-        Ok(k)
-    }
-}
-
 /// Sequences read batch by batch.
 pub struct SequenceStream<'r> {
     source: Source<'r>,

@@ -1,4 +1,5 @@
-//! Step 12: **what the model does with position, layer by layer** (docs/MATH.md §14b) — how much
+//! Steps 11 and 12: **inside the model** — stress across its layers (docs/MATH.md §14), and
+//! **what the model does with position, layer by layer** (docs/MATH.md §14b): how much
 //! of the hidden states' variance position explains at each depth (the positional share) and
 //! in how many directions the positional centroids spread (the effective dimension). Every
 //! number comes from this run's report; nothing here is a claim about models in general.
@@ -70,5 +71,42 @@ pub fn content(r: &Report) -> Vec<Block> {
         vec!["layer".into(), "positional share".into(), "effective dimension".into()],
         rows.collect(),
     ));
+    out
+}
+
+/// Step 11's body: stress across the model's layers.
+pub(super) fn inside_model(r: &Report) -> Vec<Block> {
+    let (Some(l), Some(c)) = (&r.layers, posgeo_charts::LayerCurves::of(r, false)) else {
+        return vec![Block::Text(
+            "A trained model mixes position into every layer. Choose a model under “Inside the model” (or \
+             the paper's setting) and run: each layer's mean hidden state per position then becomes an \
+             encoding, measured like the others."
+                .into(),
+        )];
+    };
+    let mut out = vec![Block::Text(format!(
+        "The model ({} layers, hidden size {}) read the first {} sequences. At each position i, layer ℓ's \
+         mean hidden state is an encoding, layer:ℓ; layer-residual:ℓ removes from it the part explained by \
+         which tokens stand at i. Both are measured over {} positions against D.",
+        l.num_layers, l.hidden_size, l.sequences_used, l.positions
+    ))];
+    if let Some((worst, v)) = c.worst() {
+        let best =
+            c.centroid.iter().copied().enumerate().filter(|(_, v)| v.is_finite()).min_by(|a, b| a.1.total_cmp(&b.1));
+        let best = best.map_or(String::new(), |(b, bv)| format!(", and layer {b} stays closest (σ* = {})", num(bv)));
+        out.push(Block::Text(format!(
+            "Layer {worst} departs most from the corpus geometry (σ* = {}){best}. The paper finds an early layer \
+             departing most in BERT-base (layer 3).",
+            num(v)
+        )));
+    }
+    let rows = c
+        .centroid
+        .iter()
+        .zip(&c.residual)
+        .enumerate()
+        .map(|(k, (a, b))| vec![k.to_string(), num(*a), num(*b)])
+        .collect();
+    out.push(Block::Grid(vec!["layer".into(), "σ* centroid".into(), "σ* residual".into()], rows));
     out
 }

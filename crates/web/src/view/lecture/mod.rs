@@ -169,7 +169,7 @@ pub fn content(n: usize, p: &Payload, view: &View, learned: Option<&Experiment>)
         8 => low_rank(r),
         9 => monotonicity(r),
         10 => not_optimised(r),
-        11 => inside_model(r),
+        11 => depth::inside_model(r),
         12 => depth::content(r),
         13 => training::separates(learned),
         14 => training::finding(learned),
@@ -337,42 +337,6 @@ fn monotonicity(r: &Report) -> Vec<Block> {
             rate("pmds")
         )),
     ]
-}
-
-fn inside_model(r: &Report) -> Vec<Block> {
-    let (Some(l), Some(c)) = (&r.layers, posgeo_charts::LayerCurves::of(r, false)) else {
-        return vec![Block::Text(
-            "A trained model mixes position into every layer. Choose a model under “Inside the model” (or \
-             the paper's setting) and run: each layer's mean hidden state per position then becomes an \
-             encoding, measured like the others."
-                .into(),
-        )];
-    };
-    let mut out = vec![Block::Text(format!(
-        "The model ({} layers, hidden size {}) read the first {} sequences. At each position i, layer ℓ's \
-         mean hidden state is an encoding, layer:ℓ; layer-residual:ℓ removes from it the part explained by \
-         which tokens stand at i. Both are measured over {} positions against D.",
-        l.num_layers, l.hidden_size, l.sequences_used, l.positions
-    ))];
-    if let Some((worst, v)) = c.worst() {
-        let best =
-            c.centroid.iter().copied().enumerate().filter(|(_, v)| v.is_finite()).min_by(|a, b| a.1.total_cmp(&b.1));
-        let best = best.map_or(String::new(), |(b, bv)| format!(", and layer {b} stays closest (σ* = {})", num(bv)));
-        out.push(Block::Text(format!(
-            "Layer {worst} departs most from the corpus geometry (σ* = {}){best}. The paper finds an early layer \
-             departing most in BERT-base (layer 3).",
-            num(v)
-        )));
-    }
-    let rows = c
-        .centroid
-        .iter()
-        .zip(&c.residual)
-        .enumerate()
-        .map(|(k, (a, b))| vec![k.to_string(), num(*a), num(*b)])
-        .collect();
-    out.push(Block::Grid(vec!["layer".into(), "σ* centroid".into(), "σ* residual".into()], rows));
-    out
 }
 
 fn not_optimised(r: &Report) -> Vec<Block> {
