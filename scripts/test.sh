@@ -52,6 +52,9 @@ SITE=$!
 trap 'kill "$SITE" 2>/dev/null || true' EXIT
 step "native tests (the site builds meanwhile)"
 cargo test --workspace --all-targets
+step "docs: cargo doc, every warning (a broken intra-doc link among them) an error"
+# Private items are documented too, so links to them resolve (and are checked).
+RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" cargo doc --workspace --no-deps --document-private-items --quiet
 step "Python package: pip install . into .venv, then pytest (tests/python/)"
 # The dev profile: the extension reuses the dependencies `cargo test` just built (a release
 # build would compile them all again); `pip install .` alone builds for release.

@@ -16,7 +16,7 @@ pub struct AnalyzeArgs {
     input: InputArgs,
     /// Analyse a counts table (CSV/TSV, gzip, Parquet, or a directory of part files) instead
     /// of a corpus: the numbers are those of the corpus it was counted from. Its mode (pad
-    /// when it has <pad> rows and the same N_i everywhere) applies unless --mode is given.
+    /// when it has `<pad>` rows and the same N_i everywhere) applies unless --mode is given.
     #[arg(long, conflicts_with = "file")]
     counts: Option<String>,
     #[command(flatten)]

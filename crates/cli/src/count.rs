@@ -14,7 +14,7 @@ pub struct CountArgs {
     /// The table to write (`-`: standard output); a name ending in `.gz` is gzip-compressed.
     #[arg(short, long)]
     output: String,
-    /// Only the tokenizer options, --mode (pad adds <pad> rows) and --max-len apply.
+    /// Only the tokenizer options, --mode (pad adds `<pad>` rows) and --max-len apply.
     #[command(flatten)]
     options: AnalysisOptions,
     /// A model's Hugging Face tokenizer.json: count the tokens the model sees.

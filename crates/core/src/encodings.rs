@@ -5,10 +5,10 @@
 //! | name | p_i | parameters |
 //! | --- | --- | --- |
 //! | `nope` | the same vector for every i (δ ≡ 0) | 0 |
-//! | `sinusoidal` | P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k), ω_k = base^(−2k/d) | 0 (fixed) |
+//! | `sinusoidal` | P\[i,2k\] = sin(i·ω_k), P\[i,2k+1\] = cos(i·ω_k), ω_k = base^(−2k/d) | 0 (fixed) |
 //! | `rope` | (cos iθ_k, sin iθ_k), k < h/2, θ_k = base^(−2k/h) | 0 (fixed) |
 //! | `alibi` | m·i (one dimension; δ_ij = m·\|i−j\|) | 0 (fixed slope) |
-//! | `random` | P[i,k] ~ N(0, σ²), ChaCha8 seeded | n·d |
+//! | `random` | P\[i,k\] ~ N(0, σ²), ChaCha8 seeded | n·d |
 //! | `pmds` | X_d of classical MDS, d capped at r_τ | n·d |
 //! | `pmds_r` | X_r, r = r_E by default: the factorised low-rank form | r·(n+d) |
 //! | `smacof` | metric MDS from X_d (Guttman transform) minimising raw stress | n·d |
@@ -175,7 +175,7 @@ fn trig_table(n: usize, dim: usize, base: f64, sin_first: bool) -> Points {
     })
 }
 
-/// Sinusoidal table, n×d: P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k).
+/// Sinusoidal table, n×d: P\[i,2k\] = sin(i·ω_k), P\[i,2k+1\] = cos(i·ω_k).
 pub fn sinusoidal(n: usize, d: usize, base: f64) -> Points {
     trig_table(n, d, base, true)
 }

@@ -8,10 +8,10 @@
 //!
 //! ## This crate: the numeric core
 //! No web dependency; native and wasm32. One module per pipeline stage: [`corpus`] (input,
-//! [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] → [`encodings`] → [`stress`] /
-//! [`monotonicity`]; [`analysis`] chains them and [`report`] summarises them (the JSON schema
+//! [`corpus::tokenize`]) → [`counts`] → [`metric`] → [`mds`] → [`encodings`] → [`measures::stress`] /
+//! [`measures::monotonicity`]; [`analysis`] chains them and [`report`] summarises them (the JSON schema
 //! and the text both front-ends show); [`points`] is the one configuration type; [`options`]
-//! declares every option once; [`synth`] makes the built-in corpus; [`tables`] reads learned
+//! declares every option once; [`demos::synth`] makes the built-in corpus; [`learned_tables`] reads learned
 //! position tables; [`model`] reads models (safetensors, pickles, GGUF) and runs BERT-family
 //! encoders and decoders, turning their layers into configurations (docs/MATH.md §14–§14b,
 //! measured by [`analysis::layers`]; encodings given from outside in [`analysis::extra`]);

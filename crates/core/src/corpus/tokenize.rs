@@ -12,7 +12,7 @@
 //! with [`BOS`]. Only the first `limit` tokens of a sequence are produced, so a long
 //! document costs only what is used.
 //!
-//! * `model`: a model's own Hugging Face `tokenizer.json` ([`super::model`]); special tokens
+//! * `model`: a model's own Hugging Face `tokenizer.json` ([`super::hf_tokenizer`]); special tokens
 //!   as its post-processor adds them unless `special_tokens` is off; `lowercase` does not
 //!   apply (the tokenizer's normaliser decides case).
 //!

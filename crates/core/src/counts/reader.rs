@@ -101,7 +101,7 @@ impl Reader {
         }
     }
 
-    /// Approximate bytes held: the record lows (as [`CountsTable::memory_bytes`] counts
+    /// Approximate bytes held: the record lows (as [`super::table::CountsTable::memory_bytes`] counts
     /// them, and the lowest positions) and the interner.
     pub(super) fn memory_bytes(&self) -> u64 {
         super::table::memory_of(0, &self.firsts, &[])

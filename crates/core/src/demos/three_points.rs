@@ -14,7 +14,7 @@
 //!   there exactly.
 //!
 //! Everything below is computed with the pipeline's own functions (double centring,
-//! [`crate::measures::stress::stress`], [`crate::encodings::smacof`]), so the lecture's numbers are the
+//! [`crate::measures::stress::stress`], [`crate::smacof`]), so the lecture's numbers are the
 //! engine's, not typed in.
 
 use crate::error::Result;

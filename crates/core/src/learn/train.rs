@@ -99,7 +99,7 @@ pub fn learning_rate(lr: f64, t: usize, steps: usize) -> f64 {
 }
 
 /// What the training loop needs of a model: the fused trainer ([`Fused`]) in the app, the
-/// candle graph ([`super::net::Candle`]) as the tests' oracle.
+/// candle graph ([`super::oracle::Candle`]) as the tests' oracle.
 pub trait Model: Sized {
     /// The model holding `init`'s tensors, for batches of up to `batch` sequences.
     fn build(shape: Shape, signal: Signal, init: &[Init], batch: usize) -> Result<Self>;

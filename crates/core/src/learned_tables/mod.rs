@@ -16,7 +16,7 @@
 //! mentions "pos". Integer buffers such as BERT's `embeddings.position_ids` are never
 //! candidates. When the choice is still open, the message lists only the candidates.
 //!
-//! [`npy`] and [`safetensors`] write tables in the first two formats.
+//! [`npy`](mod@npy) and [`safetensors`](mod@safetensors) write tables in the first two formats.
 //!
 //! Values are widened to f64; rows beyond the corpus's n are ignored later by
 //! [`crate::encodings::learned`], which also checks shape and finiteness.

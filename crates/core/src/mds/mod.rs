@@ -135,7 +135,7 @@ impl Spectrum {
         &self.vectors[k * self.n..(k + 1) * self.n]
     }
 
-    /// X_d, row-major n×d: X[i][k] = v_k(i)·sqrt(max(λ_k, 0)) (d at most [`Spectrum::kept`]).
+    /// X_d, row-major n×d: X\[i\]\[k\] = v_k(i)·sqrt(max(λ_k, 0)) (d at most [`Spectrum::kept`]).
     pub fn coordinates(&self, d: usize) -> Points {
         debug_assert!(d.min(self.n) <= self.kept(), "{d} coordinates of {} kept", self.kept());
         let d = d.min(self.kept());

@@ -53,7 +53,7 @@ pub mod blanks_as_null {
         v.into_iter().map(|x| x.unwrap_or(f32::NAN)).collect()
     }
 
-    /// [`blanks_as_null`] for each value of a map (`#[serde(with = "blanks_as_null::map")]`).
+    /// [`super::blanks_as_null`] for each value of a map (`#[serde(with = "blanks_as_null::map")]`).
     pub mod map {
         use serde::{Deserialize, Deserializer, Serialize, Serializer};
         use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! hidden state h⁰ … h^L, over candle's tensors and its `Embedding`, `Linear` and `LayerNorm`
 //! layers. For a batch of B sequences padded to T tokens under a mask m ∈ {0, 1}^{B×T}:
 //!
-//! * h⁰ = LayerNorm(E_word[ids] + E_pos[0..T] + E_type[0]);
+//! * h⁰ = LayerNorm(E_word\[ids\] + E_pos\[0..T\] + E_type\[0\]);
 //! * per layer, with heads of size d_h = H / heads and the additive mask
 //!   M = (1 − m)·(most negative f32) on the keys:
 //!   A = softmax(Q Kᵀ / √d_h + M) V per head (Q, K, V = x W_{q,k,v}ᵀ + b),

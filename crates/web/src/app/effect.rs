@@ -25,11 +25,11 @@ pub enum Effect {
     ReadFile(Slot),
     /// Forget a file (its input, and the tensor picker for the learned table).
     Clear(Slot),
-    /// Fetch the shipped file of a slot ([`Slot::shipped`]); then [`Msg::FileLoaded`] (or
-    /// [`Msg::FileUnreadable`]).
+    /// Fetch the shipped file of a slot ([`Slot::shipped`]); then [`super::Msg::FileLoaded`] (or
+    /// [`super::Msg::FileUnreadable`]).
     FetchShipped(Slot),
     /// Fetch a shipped model's files into [`Slot::Model`], with `#model-progress`; then
-    /// [`Msg::FileLoaded`] (or [`Msg::FileUnreadable`]).
+    /// [`super::Msg::FileLoaded`] (or [`super::Msg::FileUnreadable`]).
     FetchModel(posgeo::demos::preset::ShippedModel),
     /// Set one option control (by id) to a value.
     SetControl(&'static str, String),
@@ -44,7 +44,7 @@ pub enum Effect {
     WarmHelpers,
     /// Replace the page's query string and the share link.
     WriteUrl(String),
-    /// Summary, table, Shepard picker, then every chart one per task; then [`Msg::Rendered`].
+    /// Summary, table, Shepard picker, then every chart one per task; then [`super::Msg::Rendered`].
     RenderResults(u32),
     /// Redraw the stress table.
     RenderTable,

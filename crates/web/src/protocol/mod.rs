@@ -181,7 +181,7 @@ pub struct Payload {
     /// D and every encoding's a*·δ as block means, for the side-by-side geometry chart.
     #[serde(default)]
     pub heat: Heat,
-    /// The first sequences as tokens ([`Analysis::examples`]).
+    /// The first sequences as tokens ([`posgeo::analysis::Analysis::examples`]).
     #[serde(default)]
     pub examples: Vec<Vec<String>>,
     /// Per encoding, its positions after Procrustes alignment onto the PMDS coordinates

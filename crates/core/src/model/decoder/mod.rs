@@ -4,7 +4,7 @@
 //! position i attends to the real positions j ≤ i, so a real token's states do not depend on
 //! the padding after it.
 //!
-//! **Llama family** ([`Family::Llama`], [`Family::Qwen2`]): h⁰ = E[ids]; per block, with
+//! **Llama family** ([`Family::Llama`], [`Family::Qwen2`]): h⁰ = E\[ids\]; per block, with
 //! RMSNorm n(x) = x / √(mean(x²) + ε) · w,
 //! * q, k, v = n(x) W_{q,k,v}ᵀ (+ b for Qwen2); q and k rotated by position t with the
 //!   rotate-half pairs (x_k, x_{k+d_h/2}) at angle t·θ_k, θ_k = base^(−2k/d_h) (Hugging Face's
@@ -13,7 +13,7 @@
 //!   A = softmax(q kᵀ / √d_h + M) v; x ← x + A W_oᵀ;
 //! * x ← x + W_down (silu(n(x) W_gateᵀ) ⊙ n(x) W_upᵀ).
 //!
-//! **GPT-2** ([`Family::Gpt2`]): h⁰ = E[ids] + P[0..T]; per block x ← x + attn(LN₁(x)),
+//! **GPT-2** ([`Family::Gpt2`]): h⁰ = E\[ids\] + P\[0..T\]; per block x ← x + attn(LN₁(x)),
 //! x ← x + W₂ GELU_tanh(W₁ LN₂(x)), the Conv1D weights transposed once when read.
 
 pub mod config;
