@@ -101,3 +101,10 @@ fn no_tracked_file_names_an_issue_number() {
         .collect();
     assert!(named.is_empty(), "files naming an issue by number: {named:?}");
 }
+
+/// README describes the product in at most 300 lines; details live in docs/.
+#[test]
+fn the_readme_is_at_most_300_lines() {
+    let n = std::fs::read_to_string(Path::new(ROOT).join("README.md")).expect("README.md").lines().count();
+    assert!(n <= 300, "README.md has {n} lines");
+}
