@@ -27,8 +27,8 @@ mod words;
 
 pub use self::csv::csv_headers;
 pub use gzip::{gunzip as gunzip_within_budget, gunzip_head, is_gzip};
-pub use slice::LineRange;
 pub use read_counter::ReadCounter;
+pub use slice::LineRange;
 pub use stream::SequenceStream;
 
 use crate::error::{PosgeoError, Result};
