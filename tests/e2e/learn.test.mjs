@@ -276,3 +276,36 @@ test('bad options and a counts table are messages, and the last results stay', a
   assert.deepEqual(await learnTable(page), {}, 'nothing was trained');
   await page.close();
 });
+
+test("lecture step 13 trains the lecture preset in place, draws the tables as they learn, and equals posgeo train --preset lecture", async () => {
+  const page = await openSettled(browser, url, { width: 1280, height: 720 });
+  await paste(page, corpus);
+  await page.evaluate(() => { location.hash = '#lecture/13'; });
+  await page.waitForFunction(() => !document.querySelector('[data-lecture-step="13"]').hidden);
+  assert.match(await page.textContent('[data-lecture-step="13"]'), /No training yet/);
+  await page.click('#lecture-train');
+  // The tables move while they learn: the map is drawn before the training ends.
+  await page.waitForFunction(() => document.querySelector('#learn-status').dataset.state === 'running');
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-lecture-step="13"] canvas[data-chart-kind]')]
+    .some((c) => c.offsetParent !== null), null, { timeout: 240000 });
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#learn-status').dataset.state), null, { timeout: 240000 });
+  assert.equal(await page.$eval('#learn-status', (s) => s.dataset.state), 'done', await page.textContent('#learn-status'));
+  // The preset's options are in the panel.
+  assert.equal(await page.$eval('#learn-steps', (e) => e.value), '300');
+  assert.equal(await page.$eval('#learn-every', (e) => e.value), '5');
+  const drawn = await page.$$eval('[data-lecture-step="13"] canvas', (cs) => cs.filter((c) => c.offsetParent !== null).map((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    for (let k = 3; k < d.length; k += 4 * 97) ink += d[k] > 0 ? 1 : 0;
+    return { kind: c.dataset.chartKind, ink };
+  }));
+  assert.equal(drawn.length, 2, JSON.stringify(drawn));
+  for (const c of drawn) assert.ok(c.ink > 10, `${c.kind} is blank`);
+  assert.match(await page.textContent('[data-lecture-step="13"]'), /learned: the separation/);
+  // The same numbers as the CLI's preset.
+  const want = JSON.parse(execFileSync(BIN, ['train', corpusFile, '--json', '--claims', '--preset', 'lecture'], { maxBuffer: 1 << 28 }));
+  const diffs = differences(await learnTable(page), want);
+  for (const d of diffs) assert.ok(d.diff <= d.tol, `${d.at}: page ${d.page} vs CLI ${d.cli} (tolerance ${d.tol})`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lecture-step-13-trained-1280x720.png') });
+  await page.close();
+});

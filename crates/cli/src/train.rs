@@ -33,6 +33,11 @@ pub struct TrainArgs {
     /// loss), checked on this experiment.
     #[arg(long)]
     claims: bool,
+    /// `lecture`: the smallest run whose verdicts agree with the default run's (docs/MATH.md
+    /// §16) — four signals (nope, sinusoidal, learned, pmds), 300 steps, batch 32, a record
+    /// every 5 steps. It overrides those four options.
+    #[arg(long, value_parser = ["lecture"])]
+    preset: Option<String>,
 }
 
 /// With several runs and several threads, the runs go side by side on rayon's threads and each
@@ -50,7 +55,10 @@ fn one_thread_per_run(ctx: &learn::Context) {
 pub fn run(a: TrainArgs) -> Result<(), String> {
     let err = |e: posgeo::PosgeoError| e.message_for(Frontend::Cli);
     let params = input::with_model_tokenizer(a.options.0.clone()?, a.tokenizer_file.as_deref())?;
-    let learn_params = a.learn.0.clone()?;
+    let mut learn_params = a.learn.0.clone()?;
+    if a.preset.as_deref() == Some("lecture") {
+        learn::preset::lecture(&mut learn_params);
+    }
     params.validate().map_err(err)?;
     learn_params.validate().map_err(err)?;
     let bar = progress_bar()?;

@@ -17,9 +17,11 @@ pub mod fasta;
 mod gzip;
 pub mod hf_tokenizer;
 mod json_numbers;
+mod lines;
 pub mod tokenize;
 
 mod read_counter;
+mod scan;
 mod slice;
 mod split;
 mod stream;

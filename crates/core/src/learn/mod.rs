@@ -24,6 +24,7 @@ pub mod fused;
 pub mod init;
 pub mod net;
 pub mod oracle;
+pub mod preset;
 pub mod significance;
 pub mod summary;
 pub mod train;

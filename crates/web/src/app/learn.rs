@@ -80,6 +80,9 @@ pub struct LearnJob {
 pub enum LearnMsg {
     /// Train pressed (`at`: the page clock, ms; `cores`: `navigator.hardwareConcurrency`).
     Train { form: Form, at: f64, cores: usize },
+    /// The lecture preset pressed (the panel's button, lecture step 13's): its options in the
+    /// form ([`posgeo::learn::preset::lecture`]), then Train.
+    Preset { form: Form, at: f64, cores: usize },
     /// `#learn-cancel` pressed.
     Cancel,
     /// Training worker k is up.
@@ -173,6 +176,18 @@ pub fn update(m: &mut Model, msg: LearnMsg) -> Vec<Effect> {
     let l = &mut m.learning;
     match msg {
         LearnMsg::Train { form, at, cores } => train(m, &form, at, cores),
+        LearnMsg::Preset { mut form, at, cores } => {
+            let mut shown = Vec::new();
+            if let Ok(mut p) = form.learn_params() {
+                posgeo::learn::preset::lecture(&mut p);
+                for o in posgeo::options::LEARN {
+                    form.values.insert(o.control, o.text(&p));
+                }
+                shown.push(Effect::ShowForm(Box::new(form.clone()), m.view.map));
+            }
+            shown.extend(train(m, &form, at, cores));
+            shown
+        }
         LearnMsg::Cancel => {
             let mut effects = vec![LearnEffect::CancelEnabled(false)];
             if l.running.is_some() {

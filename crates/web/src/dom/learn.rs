@@ -18,6 +18,8 @@ use web_sys::{Document, Element, Event, EventTarget, HtmlCanvasElement};
 pub struct LearnEls {
     /// `#learn-options`, where the option controls are built.
     pub options: Element,
+    /// `#learn-preset`: the lecture preset, then Train.
+    pub preset: Element,
     /// `#learn-run`.
     pub run: Element,
     /// `#learn-cancel`.
@@ -68,6 +70,7 @@ impl LearnEls {
         Ok(LearnEls {
             options: by_id(d, "learn-options")?,
             run: by_id(d, "learn-run")?,
+            preset: by_id(d, "learn-preset")?,
             cancel: by_id(d, "learn-cancel")?,
             status: by_id(d, "learn-status")?,
             progress: by_id(d, "learn-progress")?,
@@ -122,7 +125,11 @@ pub fn perform(effect: LearnEffect) {
                 super::lecture::render();
             }
         }
-        LearnEffect::Draw => draw(l),
+        LearnEffect::Draw => {
+            draw(l);
+            // Lecture step 13 draws the tables as they learn.
+            super::lecture::draw_learn_charts();
+        }
         LearnEffect::Download(e) => download(l, e),
     }
 }
@@ -227,6 +234,10 @@ pub fn wire(l: &LearnEls) {
     on(&target(&l.run), "click", |_: Event| {
         let cores = super::learn_bridge::cores();
         dispatch(LearnMsg::Train { form: super::controls::read_form(), at: now(), cores });
+    });
+    on(&target(&l.preset), "click", |_: Event| {
+        let cores = super::learn_bridge::cores();
+        dispatch(LearnMsg::Preset { form: super::controls::read_form(), at: now(), cores });
     });
     on(&target(&l.cancel), "click", |_: Event| dispatch(LearnMsg::Cancel));
     on(&target(&l.table_body), "click", |e: Event| {

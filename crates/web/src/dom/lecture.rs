@@ -9,7 +9,7 @@ use super::{controls, make, now, on};
 use crate::app::{Msg, SourceKind};
 use crate::view::charts::ChartKind;
 use crate::view::learn::LearnChart;
-use crate::view::lecture::{content, parse_hash, Block, SCATTER_STEP, STEPS};
+use crate::view::lecture::{content, parse_hash, Block, SCATTER_STEP, STEPS, TRAIN_STEP};
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, HtmlCanvasElement, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
@@ -21,8 +21,9 @@ pub struct StepEls {
     pub body: Element,
     /// Its canvases.
     pub canvases: Vec<(ChartKind, HtmlCanvasElement)>,
-    /// The Learn panel's scatter (step [`SCATTER_STEP`]), hidden until it has trained.
-    pub scatter: Option<(Element, HtmlCanvasElement)>,
+    /// The Learn panel's charts it draws (the scatter of step [`SCATTER_STEP`], the map and
+    /// the tables' curves of step [`TRAIN_STEP`]), hidden until there is something to draw.
+    pub learn: Vec<(LearnChart, Element, HtmlCanvasElement)>,
 }
 
 /// The lecture view's elements.
@@ -69,6 +70,7 @@ pub fn build(d: &Document) -> Result<LectureEls, String> {
         let extra = match n {
             6 => Some(by_id::<Element>(d, "lecture-encoding-box")?),
             8 => Some(by_id::<Element>(d, "lecture-rank-box")?),
+            n if n == TRAIN_STEP.0 => Some(train_button()?),
             _ => None,
         };
         if let Some(e) = extra {
@@ -101,10 +103,18 @@ pub fn build(d: &Document) -> Result<LectureEls, String> {
             charts.append_child(&figure).ok();
             canvases.push((c.kind, canvas));
         }
-        let scatter = if n == SCATTER_STEP.0 { Some(scatter_figure(&charts)?) } else { None };
+        let mut learn = Vec::new();
+        if n == SCATTER_STEP.0 {
+            learn.push(learn_figure(&charts, LearnChart::Scatter, (SCATTER_STEP.1, SCATTER_STEP.2))?);
+        }
+        if n == TRAIN_STEP.0 {
+            for kind in TRAIN_STEP.1 {
+                learn.push(learn_figure(&charts, kind, (TRAIN_STEP.2, TRAIN_STEP.3))?);
+            }
+        }
         section.append_child(&charts).ok();
         container.append_child(&section).ok();
-        steps.push(StepEls { section, body, canvases, scatter });
+        steps.push(StepEls { section, body, canvases, learn });
     }
     Ok(LectureEls {
         root: by_id(d, "lecture")?,
@@ -119,11 +129,26 @@ pub fn build(d: &Document) -> Result<LectureEls, String> {
     })
 }
 
-/// The Learn panel's scatter in its step: a canvas and its downloads (`data-learn-chart`
-/// buttons, which the Learn panel wires as its own), hidden until there is a training.
-fn scatter_figure(charts: &Element) -> Result<(Element, HtmlCanvasElement), String> {
-    let (_, w, h) = SCATTER_STEP;
-    let kind = LearnChart::Scatter;
+/// Step [`TRAIN_STEP`]'s Train button: the lecture preset, trained in place.
+fn train_button() -> Result<Element, String> {
+    let b = make("button", "Train the lecture preset here").ok_or("a button")?;
+    b.set_attribute("type", "button").ok();
+    b.set_attribute("id", "lecture-train").ok();
+    on(&b.clone().into(), "click", |_: Event| {
+        let cores = super::learn_bridge::cores();
+        let form = controls::read_form();
+        dispatch(Msg::Learn(crate::app::learn::LearnMsg::Preset { form, at: now(), cores }));
+    });
+    Ok(b)
+}
+
+/// A Learn panel chart in a step: a canvas and its downloads (`data-learn-chart` buttons,
+/// which the Learn panel wires as its own), hidden until there is something to draw.
+fn learn_figure(
+    charts: &Element,
+    kind: LearnChart,
+    (w, h): (u32, u32),
+) -> Result<(LearnChart, Element, HtmlCanvasElement), String> {
     let figure = make("figure", "").ok_or("a figure")?;
     let canvas: HtmlCanvasElement = cast(make("canvas", "").ok_or("a canvas")?, "canvas")?;
     canvas.set_width(w);
@@ -144,26 +169,40 @@ fn scatter_figure(charts: &Element) -> Result<(Element, HtmlCanvasElement), Stri
     figure.append_child(&dl).ok();
     figure.set_attribute("style", &format!("flex-grow: {w}; display: none")).ok();
     charts.append_child(&figure).ok();
-    Ok((figure, canvas))
+    Ok((kind, figure, canvas))
 }
 
-/// Draws the Learn panel's scatter into its step, shown only once there is a training.
-fn draw_scatter((figure, canvas): &(Element, HtmlCanvasElement)) {
+/// Draws a Learn panel chart into its step: the scatter once there is an experiment, the
+/// others once a training has records (while it runs too, so the tables move).
+fn draw_learn((kind, figure, canvas): &(LearnChart, Element, HtmlCanvasElement)) {
     use plotters::prelude::IntoDrawingArea;
     let Some(d) = runtime::with(|rt| rt.model.learning.shown()) else { return };
     // Hidden by its style: the lecture's figures are laid out as flex items, whatever `hidden` says.
-    let w = SCATTER_STEP.1;
-    if d.experiment.is_none() {
+    let w = canvas.width();
+    let empty = match kind {
+        LearnChart::Scatter => d.experiment.is_none(),
+        _ => d.runs.iter().all(|r| r.records.iter().all(|x| x.table.is_none())),
+    };
+    if empty {
         figure.set_attribute("style", &format!("flex-grow: {w}; display: none")).ok();
         return;
     }
     figure.set_attribute("style", &format!("flex-grow: {w}")).ok();
     if let Some(backend) = super::render::MeasuredCanvas::new(canvas) {
         let root = backend.into_drawing_area();
-        if let Err(e) = crate::view::learn::draw_on(LearnChart::Scatter, &root, &d) {
+        if let Err(e) = crate::view::learn::draw_on(*kind, &root, &d) {
             canvas.set_attribute("data-error", &e).ok();
         }
         root.present().ok();
+    }
+}
+
+/// Redraws the open step's Learn panel charts (as a training's records arrive).
+pub fn draw_learn_charts() {
+    let open = runtime::with(|rt| rt.model.view.lecture).flatten();
+    let Some(els) = runtime::els() else { return };
+    if let Some(step) = open.and_then(|n| els.lecture.steps.get(n - 1)) {
+        step.learn.iter().for_each(draw_learn);
     }
 }
 
@@ -230,9 +269,7 @@ pub fn render() {
             draw_into(*kind, canvas, &p, &view).ok();
         }
     }
-    if let Some(scatter) = &step.scatter {
-        draw_scatter(scatter);
-    }
+    step.learn.iter().for_each(draw_learn);
 }
 
 /// Redraws `kind` if the open step shows it.

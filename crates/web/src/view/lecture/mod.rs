@@ -94,6 +94,12 @@ pub const STEPS: [Step; 15] = [
 /// size: a chart of the Learn panel's, drawn from its last training.
 pub const SCATTER_STEP: (usize, u32, u32) = (14, 420, 230);
 
+/// The step that trains in place (its own Train button runs the lecture preset), the Learn
+/// panel's charts it draws as the tables learn (the trainable tables' map against PMDS, their
+/// separation and σ*), and their canvas size.
+pub const TRAIN_STEP: (usize, [crate::view::learn::LearnChart; 2], u32, u32) =
+    (13, [crate::view::learn::LearnChart::Map, crate::view::learn::LearnChart::Tables], 300, 190);
+
 /// The step a location hash names: `#lecture` → 1, `#lecture/N` → N (clamped to the steps;
 /// anything unreadable → 1); `None` when the hash is not the lecture's.
 pub fn parse_hash(hash: &str) -> Option<usize> {

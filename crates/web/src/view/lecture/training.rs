@@ -10,8 +10,9 @@ use posgeo::learn::{Experiment, Run, TableMeasures};
 /// What a step says when the Learn panel has not trained yet.
 fn not_trained(what: &str) -> Vec<Block> {
     vec![Block::Text(format!(
-        "No training yet. In the dashboard's Learn panel choose the signals (a trainable table such as \
-         learned, and three signals or more for the finding) and press Train: {what}"
+        "No training yet. Press “Train the lecture preset here” in step 13 (four signals, 300 steps: \
+         the smallest run whose verdicts agree with the full run's), or in the dashboard's Learn panel \
+         choose the signals and press Train: {what}"
     ))]
 }
 
