@@ -9,8 +9,9 @@
 use super::{LearnParams, Signal};
 
 /// The signals the preset trains: the reference without position, the fixed sinusoids, the
-/// trainable table the verdicts read, and the optimal PMDS table (ρ needs three with σ*).
-pub const LECTURE_SIGNALS: [Signal; 4] = [Signal::Nope, Signal::Sinusoidal, Signal::Learned, Signal::Pmds];
+/// optimal PMDS table and the trainable table the verdicts read, in the report's order (ρ needs
+/// three with σ*).
+pub const LECTURE_SIGNALS: [Signal; 4] = [Signal::Nope, Signal::Sinusoidal, Signal::Pmds, Signal::Learned];
 /// Steps of each run.
 pub const LECTURE_STEPS: usize = 300;
 /// Sequences per batch.
