@@ -184,6 +184,11 @@ fn band_values(b: &RandomBand, what: &str) -> Vec<(String, f64)> {
     ]
 }
 
+/// "σ*(sinusoidal) = 0.0678; 32 random tables 0.0638–0.0664 (median 0.0653)".
+fn against_band(what: &str, v: f64, k: usize, s: crate::measures::band::Spread) -> String {
+    format!("{what} = {}; {k} random tables {}–{} (median {})", num(v), num(s.min), num(s.max), num(s.median))
+}
+
 /// `sinusoids_close`: σ*(sinusoidal) ≤ 0.1.
 pub(super) fn sinusoids_close(r: &Report) -> Draft {
     let Some(s) = r.encodings.get("sinusoidal").map(|e| e.scaled_stress) else { return na("no sinusoidal row") };
@@ -198,14 +203,7 @@ pub(super) fn sinusoids_beat_random(r: &Report) -> Draft {
     let Some(band) = &r.random_band else { return na("no random band in this report") };
     let b = band.scaled_stress;
     let holds = s < b.min;
-    let reason = format!(
-        "σ*(sinusoidal) = {}; {} random tables {}–{} (median {})",
-        num(s),
-        band.k,
-        num(b.min),
-        num(b.max),
-        num(b.median)
-    );
+    let reason = against_band("σ*(sinusoidal)", s, band.k, b);
     let mut values = vec![("sinusoidal.scaled_stress".into(), s)];
     values.extend(band_values(band, "scaled_stress"));
     Draft { holds: Some(holds), reason, values }
@@ -218,14 +216,7 @@ pub(super) fn sinusoids_follow_order(r: &Report) -> Draft {
         return na("Spearman is undefined here (n < 3 or a constant geometry)");
     };
     let holds = rho > b.max;
-    let reason = format!(
-        "Spearman(sinusoidal) = {}; {} random tables {}–{} (median {})",
-        num(rho),
-        band.k,
-        num(b.min),
-        num(b.max),
-        num(b.median)
-    );
+    let reason = against_band("Spearman(sinusoidal)", rho, band.k, b);
     let mut values = vec![("sinusoidal.spearman".into(), rho)];
     values.extend(band_values(band, "spearman"));
     Draft { holds: Some(holds), reason, values }
