@@ -131,6 +131,7 @@ test('live parameters: an encoding-only control updates the table to the numbers
   // The verdict names the best fixed encoding by the numbers in the table.
   const fixed = ['sinusoidal', 'rope', 'alibi'].sort((a, b) => shown[a].scaled_stress - shown[b].scaled_stress);
   assert.match(await page.$eval('#verdict', (e) => e.textContent), new RegExp(`^On this corpus ${fixed[0]} fits best among the fixed encodings`));
+  assert.equal(await page.$eval('#verdict', (e) => e.textContent), want.verdict.sentence, 'the CLI\'s verdict, band and all');
   // A geometry option does not update live: it waits for Run.
   await page.fill('#opt-max_len', '10');
   await new Promise((r) => setTimeout(r, 300));

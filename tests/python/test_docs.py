@@ -15,6 +15,6 @@ def test_the_worked_example_runs(monkeypatch, capsys):
     for block in blocks:
         exec(compile(block, "docs/PYTHON.md", "exec"), namespace)
     printed = capsys.readouterr().out
-    assert "On this corpus" in printed and "layer 6: σ* =" in printed and "held-out loss" in printed
+    assert "this corpus" in printed and "layer 6: σ* =" in printed and "held-out loss" in printed
     assert namespace["out"]["positions"] == namespace["k"] >= 2
     assert len(namespace["tracker"]) == 6 and list(namespace["curves"]["step"]) == [0, 10, 20, 30]
