@@ -77,7 +77,7 @@ test('invalid UTF-8 names the page checkbox, not a CLI flag; ticking it works', 
 test('the option controls are the declared options, with their defaults', async () => {
   const page = await open();
   const ids = await page.$$eval('[data-option-group] [id^="opt-"]', (es) => es.map((e) => e.id));
-  assert.deepEqual(ids, ['opt-tokenizer', 'opt-lowercase', 'opt-bos', 'opt-no_special_tokens', 'opt-mode', 'opt-max_len', 'opt-min_support',
+  assert.deepEqual(ids, ['opt-tokenizer', 'opt-lowercase', 'opt-bos', 'opt-kmer', 'opt-no_special_tokens', 'opt-mode', 'opt-max_len', 'opt-min_support',
     'opt-alpha', 'opt-top_k', 'opt-metric', 'opt-tau', 'opt-energy', 'opt-layer_sequences', 'opt-layer_skip', 'opt-d', 'opt-base', 'opt-head_dim', 'opt-slope',
     'opt-sigma', 'opt-seed', 'opt-smacof_iter', 'opt-rank']);
   assert.equal(await page.inputValue('#opt-max_len'), '512');
