@@ -244,18 +244,10 @@ impl PositionalCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::tokenize::TokenizerKind;
 
     fn params(mode: Mode, min_support: usize, top_k: Option<usize>) -> CountParams {
         CountParams {
-            tokenizer: Tokenizer {
-                kind: TokenizerKind::Whitespace,
-                lowercase: true,
-                bos: false,
-                model: None,
-                special_tokens: true,
-                kmer: 1,
-            },
+            tokenizer: crate::test_support::whitespace(),
             mode,
             max_len: 512,
             min_support,
