@@ -246,13 +246,7 @@ mod tests {
     use super::*;
 
     fn params(mode: Mode, min_support: usize, top_k: Option<usize>) -> CountParams {
-        CountParams {
-            tokenizer: crate::test_support::whitespace(),
-            mode,
-            max_len: 512,
-            min_support,
-            top_k,
-        }
+        CountParams { tokenizer: crate::test_support::whitespace(), mode, max_len: 512, min_support, top_k }
     }
 
     #[test]
