@@ -41,7 +41,7 @@ pub(super) use simd_op;
 
 simd_op!(LnForward<'a> { x: &'a [f32], y: &'a mut [f32], stats: &'a mut [f32], gamma: &'a [f32], beta: &'a [f32], d: usize } => ln_forward);
 simd_op!(LnBackward<'a> { dy: &'a [f32], x: &'a [f32], stats: &'a [f32], gamma: &'a [f32], dx: &'a mut [f32], grads: (&'a mut [f32], &'a mut [f32]), xhat: &'a mut [f32], d: usize } => ln_backward);
-simd_op!(Gelu<'a> { u: &'a mut [f32], du: &'a mut [f32] } => gelu_forward);
+simd_op!(Gelu<'a> { u: &'a mut [f32], du: &'a mut [f32], bias: &'a [f32] } => gelu_forward);
 simd_op!(AdamUpdate<'a> { adam: &'a Adam, w: &'a mut [f32], g: &'a [f32], m: &'a mut [f32], v: &'a mut [f32] } => Adam::update_all);
 
 const LOG2E: f32 = std::f32::consts::LOG2_E;
@@ -60,10 +60,13 @@ pub fn exp(x: f32) -> f32 {
         return 0.0;
     }
     let x = x.min(88.0);
-    let n = (x * LOG2E + ROUND) - ROUND;
+    let y = x * LOG2E + ROUND;
+    let n = y - ROUND;
     let r = (x - n * LN2_HI) - n * LN2_LO;
     let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // n sits in y's low mantissa bits: 2ⁿ's exponent by integer arithmetic, which vectorises
+    // (a float-to-int cast saturates, and compiles to one scalar conversion per lane).
+    p * f32::from_bits(y.to_bits().wrapping_sub(ROUND.to_bits()).wrapping_add(127) << 23)
 }
 
 /// Σ of `x` over eight running sums (so the loop vectorises), added pairwise at the end.
@@ -167,19 +170,22 @@ const A5: f32 = 1.061_405_4;
 const P: f32 = 0.327_591_1;
 const INV_SQRT_2PI: f32 = 0.398_942_3;
 
-/// GELU in place over `u`, with GELU′ into `du`.
+/// GELU in place over `u` + `bias` (added to each row of `u`, rows as long as `bias`), with
+/// GELU′ into `du`.
 #[inline(always)]
-pub fn gelu_forward(u: &mut [f32], du: &mut [f32]) {
-    for (x, dx) in u.iter_mut().zip(du.iter_mut()) {
-        let v = *x;
-        let z = v.abs() * std::f32::consts::FRAC_1_SQRT_2;
-        let t = 1.0 / (1.0 + P * z);
-        let e = exp(-0.5 * v * v);
-        let tail = t * (A1 + t * (A2 + t * (A3 + t * (A4 + t * A5)))) * e;
-        let erf = (1.0 - tail).copysign(v);
-        let phi_cdf = 0.5 * (1.0 + erf);
-        *x = v * phi_cdf;
-        *dx = phi_cdf + v * e * INV_SQRT_2PI;
+pub fn gelu_forward(u: &mut [f32], du: &mut [f32], bias: &[f32]) {
+    for (ur, dr) in u.chunks_exact_mut(bias.len()).zip(du.chunks_exact_mut(bias.len())) {
+        for ((x, dx), b) in ur.iter_mut().zip(dr.iter_mut()).zip(bias) {
+            let v = *b + *x;
+            let z = v.abs() * std::f32::consts::FRAC_1_SQRT_2;
+            let t = 1.0 / (1.0 + P * z);
+            let e = exp(-0.5 * v * v);
+            let tail = t * (A1 + t * (A2 + t * (A3 + t * (A4 + t * A5)))) * e;
+            let erf = (1.0 - tail).copysign(v);
+            let phi_cdf = 0.5 * (1.0 + erf);
+            *x = v * phi_cdf;
+            *dx = phi_cdf + v * e * INV_SQRT_2PI;
+        }
     }
 }
 
@@ -299,9 +305,12 @@ mod tests {
 
     #[test]
     fn gelu_and_its_derivative_match_erf() {
+        // 11 rows of 11: u + bias covers −6..6 in steps of 0.1 (the bias is added to each row).
+        let bias: Vec<f32> = (0..11).map(|j| j as f32 * 0.3 - 1.5).collect();
         let xs: Vec<f32> = (-60..=60).map(|i| i as f32 * 0.1).collect();
-        let (mut u, mut du) = (xs.clone(), vec![0.0; xs.len()]);
-        gelu_forward(&mut u, &mut du);
+        let mut u: Vec<f32> = xs.iter().enumerate().map(|(k, x)| x - bias[k % 11]).collect();
+        let mut du = vec![0.0; xs.len()];
+        gelu_forward(&mut u, &mut du, &bias);
         let gelu = |x: f64| 0.5 * x * (1.0 + erf(x / 2f64.sqrt()));
         for (k, &x) in xs.iter().enumerate() {
             let x = x as f64;

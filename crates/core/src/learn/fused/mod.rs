@@ -315,9 +315,6 @@ impl Fused {
             d,
         });
         self.clock.tick(Stage::Norms);
-        for row in a.gelu[ffn.clone()].chunks_exact_mut(f) {
-            row.copy_from_slice(&w[at.b1..at.b1 + f]);
-        }
         mm(
             &mut a.gelu[ffn.clone()],
             View::rm(0, bt, f),
@@ -325,11 +322,12 @@ impl Fused {
             rows,
             w,
             View::rm(at.w1, d, f),
-            true,
+            false,
             1.0,
         );
         self.clock.tick(Stage::Products);
-        kernels::wide(kernels::Gelu { u: &mut a.gelu[ffn.clone()], du: &mut a.dgelu[ffn.clone()] });
+        let (u, du, bias) = (&mut a.gelu[ffn.clone()], &mut a.dgelu[ffn.clone()], &w[at.b1..at.b1 + f]);
+        kernels::wide(kernels::Gelu { u, du, bias });
         self.clock.tick(Stage::Gelu);
         let next = (l + 1) * self.slot.wide..(l + 1) * self.slot.wide + bt * d;
         for (row, m) in a.xs[next.clone()].chunks_exact_mut(d).zip(a.mid[wide.clone()].chunks_exact(d)) {
