@@ -92,7 +92,7 @@ def count(corpus, *, tokenizer_file=None, format=None, column=None, header=True,
 
 
 def train(corpus, *, tokenizer_file=None, format=None, column=None, header=True, field="text", lossy=False,
-          progress=True, **options):
+          progress=True, preset=None, **options):
     """The learning experiment (docs/MATH.md §16), as ``posgeo train --json``: a small
     transformer per position signal and seed, trained by masked-token prediction on the
     corpus's own sequences; each signal's held-out loss beside its stress, and the finding
@@ -103,11 +103,13 @@ def train(corpus, *, tokenizer_file=None, format=None, column=None, header=True,
     :data:`LEARN_OPTIONS` (``signals`` — a comma-separated str or a list of names —,
     ``steps``, ``seeds``, ``d_model``, ``layers``, ``heads``, ``vocab``, ``mask_rate``, ``lr``,
     ``batch``, ``every``). ``tokenizer_file``: a tokenizer.json to count and train on the
-    model's tokens. ``progress`` as in :func:`analyze`; Ctrl-C stops the runs.
+    model's tokens. ``progress`` as in :func:`analyze`; Ctrl-C stops the runs. ``preset="lecture"``
+    is ``posgeo train --preset lecture``: the smallest run whose verdicts agree with the default
+    run's (docs/MATH.md §16); it sets ``signals``, ``steps``, ``batch`` and ``every``.
     """
     with reporter(progress) as tell:
         text = _core.train(corpus, options, _layout(format, column, header, field, lossy), _fspath(tokenizer_file),
-                           tell)
+                           tell, preset)
     return Training(text)
 
 

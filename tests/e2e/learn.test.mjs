@@ -114,11 +114,24 @@ test("training in the page gives posgeo train's numbers; the charts, the CSV and
   assert.equal(await page.isChecked('#src-paste'), true);
   await setLearn(page, SMALL, SIGNALS);
   assert.equal(await page.$eval('#learn-status', (s) => s.dataset.state), 'idle');
+  // The time estimate follows the options before Train: twice the steps, twice the arithmetic.
+  const work = async () => {
+    const m = (await page.textContent('#learn-estimate')).match(/estimated time: about .+ — 3 runs of ([0-9.]+) MFLOP each/);
+    assert.ok(m, await page.textContent('#learn-estimate'));
+    return Number(m[1]);
+  };
+  await page.fill('#learn-steps', String(2 * Number(SMALL.steps)));
+  const twice = await work();
+  await page.fill('#learn-steps', SMALL.steps);
+  const base = await work();
+  assert.ok(base > 0 && Math.abs(twice - 2 * base) <= 1, `${base} MFLOP, and ${twice} at twice the steps`);
+  assert.match(await page.textContent('#learn-estimate'), /posgeo's measured speed in a browser tab/);
   // Four cores reported, whatever the machine: three signals, so three workers, one signal each.
   await page.evaluate(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4 }));
   assert.equal(await trained(page), 'done', await page.textContent('#learn-status'));
   assert.equal(await page.$eval('#learn-status', (s) => s.dataset.workers), '3');
   assert.match(await page.textContent('#learn-status'), /on 3 workers/);
+  assert.match(await page.textContent('#learn-estimate'), /as fast as your last training here/);
   const want = train(SMALL, SIGNALS);
   const shown = await learnTable(page);
   const diffs = differences(shown, want);

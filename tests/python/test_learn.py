@@ -116,6 +116,19 @@ def test_progress_and_a_stop(synth):
         posgeo.train(synth, signals=SIGNALS, progress=stop, **SMALL)
 
 
+def test_the_lecture_preset_equals_the_cli(synth):
+    """``preset="lecture"`` is ``posgeo train --preset lecture``: its signals, steps, batch and
+    record interval, the other options as given."""
+    small = {"d_model": 16, "heads": 2}
+    theirs = json.loads(posgeo_cli("train", synth, "--json", "--preset", "lecture", "--d-model", 16, "--heads", 2))
+    ours = posgeo.train(synth, preset="lecture", progress=False, **small).to_dict()
+    assert ours == theirs
+    assert [s["signal"] for s in ours["signals"]] == ["nope", "sinusoidal", "pmds", "learned"]
+    assert (ours["params"]["steps"], ours["params"]["d_model"]) == (300, 16)
+    with pytest.raises(posgeo.InputError, match="unknown preset `seminar`; presets: lecture"):
+        posgeo.train(synth, preset="seminar", progress=False)
+
+
 def test_bad_input_names_the_option(synth):
     with pytest.raises(posgeo.InputError, match="steps"):
         posgeo.train(synth, steps=0, progress=False)

@@ -62,7 +62,7 @@ fn run_all(py: Python<'_>, ctx: &Context, reporter: &mut Reporter<'_>) -> PyResu
 /// The learning experiment on a corpus (see the module docs): the `posgeo train --json` text.
 /// `options` holds analysis and experiment options alike.
 #[pyfunction]
-#[pyo3(signature = (source, options, layout, tokenizer_file, progress))]
+#[pyo3(signature = (source, options, layout, tokenizer_file, progress, preset=None))]
 pub fn train(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
@@ -70,8 +70,20 @@ pub fn train(
     layout: Layout,
     tokenizer_file: Option<PathBuf>,
     progress: Option<Bound<'_, PyAny>>,
+    preset: Option<&str>,
 ) -> PyResult<String> {
-    let (mut params, learn_params) = learn_params_from(options)?;
+    let (mut params, mut learn_params) = learn_params_from(options)?;
+    match preset {
+        None => {}
+        Some("lecture") => learn::preset::lecture(&mut learn_params),
+        Some(other) => {
+            let known = learn::preset::PRESETS.join(", ");
+            return Err(to_py(posgeo::PosgeoError::option(
+                "preset",
+                format!("unknown preset `{other}`; presets: {known}"),
+            )));
+        }
+    }
     with_tokenizer(&mut params, tokenizer_file.as_deref())?;
     params.validate().map_err(to_py)?;
     learn_params.validate().map_err(to_py)?;

@@ -20,6 +20,7 @@ pub mod claims;
 mod context;
 pub mod data;
 pub mod dump;
+pub mod estimate;
 pub mod fused;
 pub mod init;
 pub mod net;

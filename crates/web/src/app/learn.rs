@@ -17,6 +17,7 @@ use super::{CorpusData, Effect, Form, Model, Status};
 use crate::protocol::learn::{LearnRequest, LearnResponse, Summarise};
 use crate::protocol::Request;
 pub use crate::view::learn::{LearnChart, LearnData, LearnExport};
+use estimate::Plan;
 use posgeo::learn::{Experiment, LearnParams, Run, Signal};
 use std::rc::Rc;
 
@@ -34,6 +35,10 @@ pub struct Learning {
     /// The training's workers: how far each is, and its runs once it is done.
     parts: Vec<Part>,
     started: f64,
+    /// The training under way, as planned (its speed is measured from it).
+    plan: Option<Plan>,
+    /// The speed (FLOP/s a worker) the last finished training measured.
+    pub speed: Option<f64>,
 }
 
 /// One worker's part of a training.
@@ -93,6 +98,8 @@ pub enum LearnMsg {
     WorkerDied(String),
     /// A download button of the panel.
     Export(LearnExport),
+    /// The panel's options changed (or the corpus did): the time estimate is redone.
+    Options { form: Form, cores: usize },
 }
 
 /// What the DOM layer is asked to do for the panel.
@@ -119,6 +126,10 @@ pub enum LearnEffect {
     Draw,
     /// Offer a download.
     Download(LearnExport),
+    /// `#learn-estimate`.
+    Estimate(String),
+    /// Read the form and send [`LearnMsg::Options`] (the estimate is redone).
+    Reestimate,
 }
 
 fn fx(effects: impl IntoIterator<Item = LearnEffect>) -> Vec<Effect> {
@@ -218,6 +229,7 @@ pub fn update(m: &mut Model, msg: LearnMsg) -> Vec<Effect> {
         }
         LearnMsg::WorkerDied(_) => fx([LearnEffect::StopWorkers]),
         LearnMsg::Export(e) => fx(l.results.is_some().then_some(LearnEffect::Download(e))),
+        LearnMsg::Options { form, cores } => fx([LearnEffect::Estimate(estimate::text(m, &form, cores))]),
     }
 }
 
@@ -239,12 +251,15 @@ fn train(m: &mut Model, form: &Form, at: f64, cores: usize) -> Vec<Effect> {
     };
     let (tokenizer, model) = (tokenizer_file(m, &st), model_file(m));
     m.shown.learn = learn.clone();
+    let plan = Plan::new(m, &learn, st.params.max_len, cores);
+    let guess = estimate::describe(&plan, m.learning.speed);
     let l = &mut m.learning;
     l.last_id += 1;
     let id = l.last_id;
     l.running = Some(id);
     l.live.clear();
     l.started = at;
+    l.plan = Some(plan);
     let corpus_request =
         Request { id, source, params: st.params, learned: None, tokenizer, model, reuse_geometry: false };
     let mut parts = shares(&learn, cores);
@@ -270,6 +285,7 @@ fn train(m: &mut Model, form: &Form, at: f64, cores: usize) -> Vec<Effect> {
         LearnEffect::Progress(0.0),
         LearnEffect::CancelEnabled(true),
         LearnEffect::Status(Status::Running, started),
+        LearnEffect::Estimate(guess),
         LearnEffect::Draw,
     ]);
     effects.push(Effect::WriteUrl(m.link()));
@@ -283,10 +299,13 @@ fn worker_said(l: &mut Learning, worker: usize, response: LearnResponse, at: f64
             let drawn = !runs.is_empty();
             l.merge(runs);
             let fraction = l.progress(worker, fraction);
-            let text = match l.parts.len() {
+            let mut text = match l.parts.len() {
                 0 | 1 => format!("training: {text}"),
                 k => format!("training on {k} workers: {text}"),
             };
+            if let Some(left) = l.left(fraction, at) {
+                text = format!("{text} — {left}");
+            }
             let mut effects = vec![LearnEffect::Progress(fraction), LearnEffect::Status(Status::Running, text)];
             effects.extend(drawn.then_some(LearnEffect::Draw));
             fx(effects)
@@ -303,7 +322,15 @@ fn worker_said(l: &mut Learning, worker: usize, response: LearnResponse, at: f64
             };
             let text = format!("trained in {secs:.1} s{on}: {runs} runs of {} steps (the finding is below)", p.steps);
             l.results = Some(Rc::new(*experiment));
-            effects.extend([LearnEffect::Progress(1.0), LearnEffect::Render, LearnEffect::Status(Status::Done, text)]);
+            if let Some(plan) = l.plan.take() {
+                l.speed = Some(plan.speed(secs));
+            }
+            effects.extend([
+                LearnEffect::Progress(1.0),
+                LearnEffect::Render,
+                LearnEffect::Status(Status::Done, text),
+                LearnEffect::Reestimate,
+            ]);
             fx(effects)
         }
         LearnResponse::Error { id, message } if current.is_some() && (Some(id) == current || id == 0) => {
@@ -352,5 +379,6 @@ fn trained(l: &mut Learning, worker: usize, id: u32, runs: Vec<Run>) -> Vec<Effe
     ])
 }
 
+mod estimate;
 #[cfg(test)]
 mod tests;

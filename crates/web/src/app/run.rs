@@ -351,6 +351,8 @@ pub(super) fn worker_said(m: &mut Model, response: Response, at: f64) -> Vec<Eff
                 Effect::Status(Status::Running, format!("computed in {secs:.2} s; drawing")),
                 Effect::RenderResults(id),
                 Effect::WriteUrl(m.link()),
+                // The Learn panel's estimate reads the corpus's n and |V|.
+                Effect::Learn(super::learn::LearnEffect::Reestimate),
             ];
             if let Some((form, at)) = m.live_pending.take() {
                 fx.extend(live(m, form, at));

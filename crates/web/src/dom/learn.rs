@@ -26,6 +26,8 @@ pub struct LearnEls {
     pub cancel: Element,
     /// `#learn-status`.
     pub status: Element,
+    /// `#learn-estimate`: the time estimate of the options.
+    pub estimate: Element,
     /// `#learn-progress`.
     pub progress: Element,
     /// `#learn-table tbody`.
@@ -73,6 +75,7 @@ impl LearnEls {
             preset: by_id(d, "learn-preset")?,
             cancel: by_id(d, "learn-cancel")?,
             status: by_id(d, "learn-status")?,
+            estimate: by_id(d, "learn-estimate")?,
             progress: by_id(d, "learn-progress")?,
             table_body: d.query_selector("#learn-table tbody").ok().flatten().ok_or("#learn-table tbody")?,
             finding: by_id(d, "learn-finding")?,
@@ -85,6 +88,11 @@ impl LearnEls {
 
 fn dispatch(msg: LearnMsg) {
     runtime::dispatch(Msg::Learn(msg));
+}
+
+/// Sends the form's options for a new time estimate.
+pub fn reestimate() {
+    dispatch(LearnMsg::Options { form: super::controls::read_form(), cores: super::learn_bridge::cores() });
 }
 
 /// What the charts show now.
@@ -131,6 +139,8 @@ pub fn perform(effect: LearnEffect) {
             super::lecture::draw_learn_charts();
         }
         LearnEffect::Download(e) => download(l, e),
+        LearnEffect::Estimate(text) => l.estimate.set_text_content(Some(&text)),
+        LearnEffect::Reestimate => reestimate(),
     }
 }
 
@@ -240,6 +250,9 @@ pub fn wire(l: &LearnEls) {
         dispatch(LearnMsg::Preset { form: super::controls::read_form(), at: now(), cores });
     });
     on(&target(&l.cancel), "click", |_: Event| dispatch(LearnMsg::Cancel));
+    for kind in ["input", "change"] {
+        on(&target(&l.options), kind, |_: Event| reestimate());
+    }
     on(&target(&l.table_body), "click", |e: Event| {
         if let Some(export) = table_export(&e) {
             dispatch(LearnMsg::Export(export));

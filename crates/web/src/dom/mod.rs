@@ -115,8 +115,9 @@ pub fn start() {
     later(|| {
         // The first run starts the worker (at once, or after the shipped results are drawn).
         runtime::dispatch(crate::app::Msg::Run { form: controls::read_form(), at: now() });
-        // The Learn panel's charts say what they wait for.
+        // The Learn panel's charts say what they wait for; its estimate reads the options.
         learn::perform(crate::app::learn::LearnEffect::Draw);
+        learn::reestimate();
         register_service_worker();
     });
 }

@@ -344,3 +344,33 @@ fn cancel_stops_every_worker_and_keeps_the_last_results() {
     }
     assert!(!m.learning.is_running() && m.learning.shown().runs == kept.runs);
 }
+
+/// Before Train the estimate is the options' arithmetic (counted here by hand from the model's
+/// sizes) over the tab's measured speed; a training says the time left as it goes, and then the
+/// estimate uses the speed that training measured.
+#[test]
+fn the_estimate_is_the_options_arithmetic_over_a_measured_speed() {
+    let mut m = started();
+    let estimate = |m: &mut Model, cores| match &learn(m, LearnMsg::Options { form: form(), cores })[..] {
+        [LearnEffect::Estimate(t)] => t.clone(),
+        other => panic!("{other:?}"),
+    };
+    let text = estimate(&mut m, 1);
+    // No results yet: n = min(positions 128, max_len 512), |V| = vocab 2,000 + 3 specials.
+    let (n, d, l, b, v) = (128.0f64, 8.0f64, 2.0, 8.0, 2003.0);
+    let chosen = (0.15 * b * n).round();
+    let step = 3.0 * l * 24.0 * b * n * d * d + 3.0 * l * 4.0 * b * n * n * d + 6.0 * chosen * v * d;
+    assert!(4.0 * step < 1e9, "a small run's arithmetic is said in MFLOP");
+    let mflop = format!("3 runs of {:.0} MFLOP each on one worker", 4.0 * step / 1e6);
+    assert!(text.contains(&mflop) && text.contains("at 16 GFLOP/s a worker (posgeo's measured"), "{text}");
+    assert!(estimate(&mut m, 2).contains("on 2 workers"), "three runs spread over two cores");
+    let job = train(&mut m, 0.0);
+    let fx = answer(&mut m, &job);
+    let left = fx.iter().filter(|e| matches!(e, LearnEffect::Status(Status::Running, t) if t.contains("left"))).count();
+    assert!(left > 0, "the time left while it trains: {fx:?}");
+    assert!(fx.contains(&LearnEffect::Reestimate));
+    let speed = m.learning.speed.expect("the training measured its speed");
+    let text = estimate(&mut m, 1);
+    assert!(text.contains("as fast as your last training here"), "{text}");
+    assert!(text.contains(&format!("at {:.0} GFLOP/s", speed / 1e9)), "{text}");
+}
