@@ -5,7 +5,8 @@
 // same options on one thread and on every core in the same run; training tokens per second
 // (steps × 32 sequences × 64 tokens over the whole time, preparation and records included).
 // DEFAULT=1 also times the default run (nine signals, 400 steps) in the tab, spread over its
-// training workers. Usage: node bench/learn_tab.mjs (after `trunk build --release` and
+// training workers. PRESET=1 also times the lecture preset (the panel's button): from the press
+// to the first curve point (the first record a worker posts) and to done. Usage: node bench/learn_tab.mjs (after `trunk build --release` and
 // `cargo build --release --bin posgeo`); REPS=2 by default.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -59,6 +60,15 @@ console.log(JSON.stringify({
 if (process.env.DEFAULT === '1') {
   const signals = ['nope', 'sinusoidal', 'random', 'pmds', 'pmds_r', 'learned', 'learned_pmds', 'rope', 'alibi', 'lowrank'];
   console.log(JSON.stringify({ default_run_tab_s: await train(signals, 400) }));
+}
+if (process.env.PRESET === '1') {
+  const t = Date.now();
+  await page.click('#learn-preset');
+  await page.waitForFunction(() => Number(document.querySelector('#learn-progress').value) > 0, null, { timeout: 600000 });
+  const first = (Date.now() - t) / 1000;
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#learn-status').dataset.state), null, { timeout: 3600000 });
+  const status = await page.textContent('#learn-status');
+  console.log(JSON.stringify({ preset_first_point_s: first, preset_done_s: (Date.now() - t) / 1000, status }));
 }
 await browser.close();
 server.close();

@@ -32,6 +32,8 @@ export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 
 step "format"
 cargo fmt --check
+# The fixtures written by real writers (torch.save) are the ones their scripts wrote.
+(cd tests/data/torch && sha256sum --quiet -c SHA256SUMS)
 # Clippy lints while the tests compile: clippy-driver wraps rustc for the workspace's own crates
 # (RUSTC_WORKSPACE_WRAPPER, as `cargo clippy` does it) and fails the build on any warning, so
 # the members are compiled once, linted and with code, instead of checked and then built. The

@@ -8,7 +8,9 @@
 //! or a `torch.*Storage` class, and unless every opcode is one of the plain data opcodes that
 //! `torch.save` writes. Only then does candle's pickle reader (an interpreter that builds a
 //! tree of values and calls nothing) read it, and the tensors' shapes, strides, offsets and
-//! storages come from that tree.
+//! storages come from that tree. A tensor is the elements of its storage from its offset
+//! along its strides, so tied names (one storage), views into a larger storage and
+//! transposes read as `torch.save` wrote them.
 
 use crate::error::{PosgeoError, Result};
 use crate::model::weights::{widen, TensorSource};
@@ -96,7 +98,11 @@ struct Entry {
     member: String,
     dtype: candle_core::DType,
     shape: Vec<usize>,
+    /// The first element's place in the storage, in bytes (candle's layout keeps PyTorch's
+    /// storage offset times the element size).
     start: usize,
+    /// Elements between neighbours along each dimension (a transpose's are not row-major).
+    stride: Vec<usize>,
 }
 
 /// A `pytorch_model.bin`, checked and indexed.
@@ -141,18 +147,13 @@ impl<'a> PickleFile<'a> {
             else {
                 continue;
             };
-            if !info.layout.is_contiguous() {
-                return Err(bad(format!(
-                    "{name} is stored with strides {:?}; only contiguous tensors are read",
-                    info.layout.stride()
-                )));
-            }
             let member = info.path.replace('\\', "/");
             let entry = Entry {
                 member,
                 dtype: info.dtype,
                 shape: info.layout.dims().to_vec(),
                 start: info.layout.start_offset(),
+                stride: info.layout.stride().to_vec(),
             };
             entries.insert(name, entry);
         }
@@ -183,18 +184,76 @@ impl TensorSource for PickleFile<'_> {
             zip.by_name(&e.member).map_err(|err| bad(format!("{name}'s storage {} is missing ({err})", e.member)))?;
         let mut raw = Vec::new();
         file.read_to_end(&mut raw).map_err(|err| bad(format!("{name}: {err}")))?;
-        let count: usize = e.shape.iter().product();
-        let len = count * e.dtype.size_in_bytes();
-        let bytes = raw.get(e.start..e.start + len).ok_or_else(|| {
-            bad(format!("{name} needs bytes {}..{} of its storage, which has {}", e.start, e.start + len, raw.len()))
+        let size = e.dtype.size_in_bytes();
+        // The storage elements the tensor reaches: from its offset to its last element.
+        let reach = e.shape.iter().zip(&e.stride).map(|(&n, &s)| n.saturating_sub(1) * s).sum::<usize>();
+        let span = if e.shape.contains(&0) { 0 } else { reach + 1 };
+        let bytes = raw.get(e.start..e.start + span * size).ok_or_else(|| {
+            let (from, to) = (e.start, e.start + span * size);
+            bad(format!("{name} needs bytes {from}..{to} of its storage, which has {}", raw.len()))
         })?;
-        widen(dtype, bytes).ok_or_else(|| bad(format!("{name} cannot be widened")))
+        let storage = widen(dtype, bytes).ok_or_else(|| bad(format!("{name} cannot be widened")))?;
+        Ok(gather(&storage, &e.shape, &e.stride))
     }
+}
+
+/// The elements of a tensor of `shape` laid out with `stride` in `storage` (its first element
+/// at 0), in row-major order.
+fn gather(storage: &[f32], shape: &[usize], stride: &[usize]) -> Vec<f32> {
+    let count: usize = shape.iter().product();
+    let row_major = shape.iter().rev().scan(1, |n, &dim| {
+        let s = *n;
+        *n *= dim;
+        Some(s)
+    });
+    if stride.iter().rev().zip(row_major).all(|(a, b)| *a == b) {
+        return storage[..count].to_vec();
+    }
+    let mut index = vec![0usize; shape.len()];
+    let mut out = Vec::with_capacity(count);
+    for _ in 0..count {
+        out.push(storage[index.iter().zip(stride).map(|(i, s)| i * s).sum::<usize>()]);
+        for k in (0..shape.len()).rev() {
+            index[k] += 1;
+            if index[k] < shape[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `state.bin`, written by `torch.save` itself (tests/reference/torch_fixture.py): a tied
+    /// name, a view at storage offset 8 into a shared storage, a transpose, float16 and
+    /// bfloat16 — each read equal to the values PyTorch listed beside it.
+    #[test]
+    fn a_file_written_by_torch_save_reads_as_torch_lists_it() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/torch/");
+        let bytes = std::fs::read(format!("{dir}state.bin")).unwrap();
+        let want: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(format!("{dir}state.json")).unwrap()).unwrap();
+        let file = PickleFile::new(&bytes).unwrap();
+        let tensors = want.as_object().unwrap();
+        assert_eq!(tensors.len(), 7);
+        assert_eq!(tensors["view"]["offset"], 8);
+        assert_eq!(tensors["wt"]["stride"], serde_json::json!([1, 3]));
+        for (name, t) in tensors {
+            let shape: Vec<usize> =
+                t["shape"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
+            assert_eq!(file.describe(name).map(|d| d.0), Some(shape), "{name}");
+            let values: Vec<f64> = t["values"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+            let got = file.read(name).unwrap();
+            assert_eq!(got.len(), values.len(), "{name}");
+            for (k, (g, w)) in got.iter().zip(&values).enumerate() {
+                assert_eq!(*g as f64, *w, "{name}[{k}]");
+            }
+        }
+    }
 
     #[test]
     fn the_walker_refuses_code_and_accepts_a_state_dict_header() {

@@ -42,13 +42,13 @@ impl Plan {
     }
 }
 
-/// A duration in words: seconds up to two minutes, then minutes.
+/// A duration in words ("about 40 s"): seconds up to two minutes, then minutes, then hours.
 pub fn duration(secs: f64) -> String {
     match secs {
         s if s < 1.0 => "under a second".into(),
-        s if s < 120.0 => format!("{s:.0} s"),
-        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
-        s => format!("{:.1} h", s / 3600.0),
+        s if s < 120.0 => format!("about {s:.0} s"),
+        s if s < 7200.0 => format!("about {:.0} min", s / 60.0),
+        s => format!("about {:.1} h", s / 3600.0),
     }
 }
 
@@ -84,7 +84,7 @@ pub fn describe(plan: &Plan, measured: Option<f64>) -> String {
         k => format!("{k} workers"),
     };
     format!(
-        "estimated time: about {} — {} runs of {} each on {workers}, at {:.0} GFLOP/s a worker ({whence})",
+        "estimated time: {} — {} runs of {} each on {workers}, at {:.0} GFLOP/s a worker ({whence})",
         duration(plan.seconds(speed)),
         plan.runs,
         flops(plan.flops),
@@ -97,6 +97,6 @@ impl Learning {
     pub(super) fn left(&self, fraction: f64, at: f64) -> Option<String> {
         let elapsed = (at - self.started) / 1000.0;
         (fraction > 0.02 && fraction < 1.0 && elapsed > 0.0)
-            .then(|| format!("about {} left", duration(elapsed * (1.0 - fraction) / fraction)))
+            .then(|| format!("{} left", duration(elapsed * (1.0 - fraction) / fraction)))
     }
 }
