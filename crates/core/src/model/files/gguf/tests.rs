@@ -60,3 +60,61 @@ fn not_gguf_and_truncated_files_are_named() {
     let e = GgufFile::new(b"GGUF\x03\x00\x00\x00\x01").err().map(|e| e.to_string()).unwrap_or_default();
     assert!(e.contains("GGUF"), "{e}");
 }
+
+/// A GGUF of one tensor with this metadata (candle's writer).
+fn with_metadata(meta: &[(&str, Value)]) -> Vec<u8> {
+    let q = candle_core::quantized::QTensor::quantize(
+        &candle_core::Tensor::zeros(32, candle_core::DType::F32, &Device::Cpu).expect("zeros"),
+        candle_core::quantized::GgmlDType::F32,
+    )
+    .expect("tensor");
+    let refs: Vec<(&str, &Value)> = meta.iter().map(|(k, v)| (*k, v)).collect();
+    let mut out = Cursor::new(Vec::new());
+    candle_core::quantized::gguf_file::write(&mut out, &refs, &[("t", &q)]).expect("written");
+    out.into_inner()
+}
+
+fn config_error(meta: &[(&str, Value)]) -> String {
+    let bytes = with_metadata(meta);
+    let content = Content::read(&mut Cursor::new(&bytes)).expect("reads");
+    config_of(&content).err().map(|e| e.to_string()).unwrap_or_default()
+}
+
+/// Missing keys are named, each by its full key; a scaling it does not run is named too.
+#[test]
+fn missing_keys_and_unknown_scalings_are_named() {
+    let arch = || ("general.architecture", Value::String("llama".into()));
+    assert!(config_error(&[]).contains("general.architecture is missing"));
+    let e = config_error(&[arch()]);
+    assert!(e.contains("llama.embedding_length is missing"), "{e}");
+    let sized = |extra: Vec<(&'static str, Value)>| {
+        let mut m =
+            vec![arch(), ("llama.embedding_length", Value::U32(8)), ("llama.attention.head_count", Value::U32(2))];
+        m.extend(extra);
+        config_error(&m)
+    };
+    let e = sized(vec![("llama.rope.scaling.type", Value::String("yarn".into()))]);
+    assert!(e.contains("llama.rope.scaling.type \"yarn\" is not supported (none and linear are)"), "{e}");
+    let e = sized(vec![("llama.rope.dimension_count", Value::U32(2))]);
+    assert!(e.contains("rotates part of each head of 4; partial rotary is not supported"), "{e}");
+    let e = sized(vec![]);
+    assert!(e.contains("llama.block_count is missing"), "{e}");
+}
+
+/// A metadata key whose length field lies is refused as such, never allocated: past the end of
+/// the file (1 MiB in a file of a few hundred bytes), or past any plausible size (2⁴⁰).
+#[test]
+fn a_key_length_that_lies_is_named() {
+    let bytes = with_metadata(&[("general.architecture", Value::String("llama".into()))]);
+    // Magic, version, tensor count and metadata count (4 + 4 + 8 + 8): the first key's length.
+    assert_eq!(&bytes[24..32], &20u64.to_le_bytes(), "general.architecture's length");
+    let lying = |len: u64| {
+        let mut b = bytes.clone();
+        b[24..32].copy_from_slice(&len.to_le_bytes());
+        GgufFile::new(&b).err().map(|e| e.to_string()).unwrap_or_default()
+    };
+    let e = lying(1 << 20);
+    assert!(e.contains("the header runs past the end of the file"), "{e}");
+    let e = lying(1 << 40);
+    assert!(e.contains("the header cannot be read") && e.contains("string length 1099511627776 exceeds"), "{e}");
+}
