@@ -24,7 +24,7 @@ tab-memory        the tab's memory through a long-context run (bench/memory.mjs)
 tab-live          an encoding-only option moved: input to table and charts (bench/live.mjs)
 tab-layers        a model's layer pass in the tab against posgeo-bench --layers (bench/layers_browser.mjs)
 tab-stream        a large gzip upload streamed, with the browser's memory (bench/stream.mjs)
-tab-learn         training in the tab against the CLI, tokens/s (bench/learn_tab.mjs; DEFAULT=1: the default run)
+tab-learn         training in the tab against the CLI, tokens/s (bench/learn_tab.mjs; DEFAULT=1: the default run; PRESET=1: the lecture preset)
 LIST
 }
 
