@@ -1,7 +1,8 @@
 // End-to-end tests of hostile input: the page survives its worker dying, strings
 // from files are never markup, and lying files get messages naming their defect.
-// The worker-death test marks the page `data-faults="1"`: its worker then traps on a corpus
-// starting with `#posgeo:trap` (crates/web/src/worker.rs).
+// The fault tests mark the page `data-faults="1"`: its worker then traps on a corpus starting
+// with `#posgeo:trap` (crates/web/src/worker.rs), and the page's post of a corpus starting with
+// `#posgeo:unpostable` carries a value no worker can receive (crates/web/src/dom/bridge.rs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -44,6 +45,23 @@ test('the page survives its worker dying: a message, the results kept, a fresh w
   await paste(page, CORPUS);
   await page.click('#run-button');
   assert.equal(await settle(page), 'done', 'the next run works on a fresh worker');
+  assert.notDeepEqual(await table(page), before);
+  await page.close();
+});
+
+test('a post to the worker that fails says so, naming the run, and the next run works', async () => {
+  const page = await open(site.url);
+  await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
+  const before = await table(page);
+  await paste(page, '#posgeo:unpostable\n' + CORPUS);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  const error = await page.$eval('#error', (e) => e.textContent);
+  assert.match(error, /the page could not send run \d+ to its worker \(DataCloneError: /, error);
+  assert.deepEqual(await table(page), before, 'the last good results stay');
+  await paste(page, CORPUS);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', 'the next run works');
   assert.notDeepEqual(await table(page), before);
   await page.close();
 });

@@ -54,9 +54,11 @@ fn post_answer(scope: &DedicatedWorkerGlobalScope, answer: &Answer) {
     let bytes = encode(answer).or_else(|message| encode(&Answer::Failed { message }));
     let Ok(bytes) = bytes else { return }; // a Failed with a message always encodes
     let arr = js_sys::Uint8Array::from(&bytes[..]);
-    // Posting fails only when the answer cannot be cloned, which a byte array always can; the
-    // worker would then see no answer and do the job itself.
-    let _ = scope.post_message_with_transfer(&js_sys::Array::of1(&arr), &js_sys::Array::of1(&arr.buffer()));
+    // Posting fails only when the answer cannot be cloned, which a byte array always can; should
+    // it fail, the helper throws, and its worker's `onerror` takes the job back.
+    if let Err(e) = scope.post_message_with_transfer(&js_sys::Array::of1(&arr), &js_sys::Array::of1(&arr.buffer())) {
+        wasm_bindgen::throw_str(&format!("a helper could not post its answer ({})", crate::js::describe(&e)));
+    }
 }
 
 /// What travels beside a job, as it arrived (the message's items after the job).

@@ -143,3 +143,12 @@ pub async fn read_body(response: &JsValue, progress: &mut dyn FnMut(f64)) -> Opt
         chunks.push(value);
     }
 }
+
+/// What a thrown JavaScript value says: an `Error`'s name and message (a `DataCloneError` from
+/// `postMessage`, say), else its string form.
+pub fn describe(e: &JsValue) -> String {
+    match e.dyn_ref::<js_sys::Error>() {
+        Some(err) => format!("{}: {}", String::from(err.name()), String::from(err.message())),
+        None => e.as_string().unwrap_or_else(|| format!("{e:?}")),
+    }
+}

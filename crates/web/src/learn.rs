@@ -20,15 +20,23 @@ use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
-/// Posts one answer as postcard bytes in a transferred array.
+/// Posts one answer as postcard bytes in a transferred array. An answer that cannot be posted
+/// is replaced by an error naming its training; if even that cannot be posted, the worker
+/// throws, and the page's `onerror` ends the training with the message.
 fn post(scope: &DedicatedWorkerGlobalScope, r: &LearnResponse) {
     let bytes = match r.to_bytes() {
         Ok(b) => b,
-        Err(e) => return post(scope, &LearnResponse::Error { id: 0, message: e.message_for(Frontend::Page) }),
+        Err(e) => return post(scope, &LearnResponse::Error { id: r.id(), message: e.message_for(Frontend::Page) }),
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
     let msg = js::message(&[(Key::Learn, arr.clone().into())]);
-    scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
+    if let Err(e) = scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())) {
+        let message = format!("the training worker could not post its answer ({})", js::describe(&e));
+        if matches!(r, LearnResponse::Error { .. }) {
+            wasm_bindgen::throw_str(&message);
+        }
+        post(scope, &LearnResponse::Error { id: r.id(), message });
+    }
 }
 
 thread_local! {

@@ -55,11 +55,14 @@ impl std::io::Read for BlobReader {
     }
 }
 
+/// Posts an answer as JSON text. A `Response` always serialises (serde_json writes NaN as
+/// null), and a string always posts; should the post still throw, the worker throws too, and
+/// the page's `onerror` reports the run as failed with the message.
 fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
-    // A `Response` always serialises (serde_json writes NaN as null), and a string always
-    // posts: neither result has anything to report.
     if let Ok(s) = serde_json::to_string(r) {
-        let _ = scope.post_message(&JsValue::from_str(&s));
+        if let Err(e) = scope.post_message(&JsValue::from_str(&s)) {
+            wasm_bindgen::throw_str(&format!("the worker could not post its answer ({})", crate::js::describe(&e)));
+        }
     }
 }
 
@@ -89,7 +92,7 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: posgeo::error::Re
             ]);
             let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
             if let Err(e) = scope.post_message_with_transfer(&msg, &transfer) {
-                let message = format!("the results could not be sent to the page: {e:?}");
+                let message = format!("the results could not be sent to the page: {}", crate::js::describe(&e));
                 post(scope, &Response::Error { id, message });
             }
         }

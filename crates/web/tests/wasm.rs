@@ -15,6 +15,9 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+#[path = "wasm/runtime.rs"]
+mod runtime;
+
 fn one_hot() -> Corpus {
     Corpus::from_sequences((0..5).map(|_| "a b c"))
 }

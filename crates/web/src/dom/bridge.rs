@@ -41,7 +41,9 @@ pub fn restart() {
 /// Asks the worker, if it is up, to start its helper workers now (`{ warm: true }`).
 pub fn warm() {
     let Some(Some(w)) = runtime::with(|rt| rt.worker.clone()) else { return };
-    w.post_message(&js::message(&[(Key::Warm, JsValue::TRUE)])).ok();
+    if let Err(e) = w.post_message(&js::message(&[(Key::Warm, JsValue::TRUE)])) {
+        runtime::dispatch(Msg::WorkerDied(format!("the page could not reach its worker: {}", js::describe(&e))));
+    }
 }
 
 /// A worker message: a JSON string, or a `Done` with its bulky numbers beside it.
@@ -123,7 +125,16 @@ pub fn post(job: &Job) {
         (job.tokenizer, Key::TokenizerBytes, tokenizer),
         (job.model, Key::ModelBytes, model),
     ];
-    worker.post_message(&inputs((Key::Request, json), &job.corpus, corpus, files)).ok();
+    let msg = inputs((Key::Request, json), &job.corpus, corpus, files);
+    if faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:unpostable")) {
+        // Fault injection: a value no worker can receive (a function), so the post throws.
+        js_sys::Reflect::set(&msg, &JsValue::from_str("fault"), &js_sys::Function::new_no_args("")).ok();
+    }
+    if let Err(e) = worker.post_message(&msg) {
+        let id = job.request.id;
+        let message = format!("the page could not send run {id} to its worker ({})", js::describe(&e));
+        runtime::dispatch(Msg::Worker { response: Response::Error { id, message }, at: now() });
+    }
 }
 
 /// A job's message: `first` (the request), the corpus (`bytes`, or the `file` itself: the

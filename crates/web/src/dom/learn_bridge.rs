@@ -117,7 +117,15 @@ pub fn summarise(k: usize, s: &Summarise) {
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
     let msg = js::message(&[(Key::LearnSummarise, arr.clone().into())]);
-    worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())).ok();
+    if let Err(e) = worker.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())) {
+        post_failed(k, s.id, &e);
+    }
+}
+
+/// A post to training worker k that threw: the training `id` ends with a message naming it.
+fn post_failed(k: usize, id: u32, e: &JsValue) {
+    let message = format!("the page could not send training {id} to its worker {k} ({})", crate::js::describe(e));
+    dispatch(LearnMsg::Worker { worker: k, response: LearnResponse::Error { id, message }, at: now() });
 }
 
 /// Posts a training (or worker k's part of one): `{ learn_request, bytes | file,
@@ -131,5 +139,8 @@ pub fn post(k: usize, job: &LearnJob) {
     let Some(worker) = worker(k) else { return };
     let json = JsValue::from_str(&serde_json::to_string(&job.request).unwrap_or_default());
     let files = [(job.tokenizer, Key::TokenizerBytes, tokenizer), (job.model, Key::ModelBytes, model)];
-    worker.post_message(&super::bridge::inputs((Key::LearnRequest, json), &job.corpus, file, files)).ok();
+    let msg = super::bridge::inputs((Key::LearnRequest, json), &job.corpus, file, files);
+    if let Err(e) = worker.post_message(&msg) {
+        post_failed(k, job.request.id, &e);
+    }
 }

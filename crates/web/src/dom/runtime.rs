@@ -6,7 +6,7 @@ use super::{bridge, controls, files, render};
 use crate::app::{update, Effect, Model, Msg, Slot};
 use crate::view::charts::{ChartKind, Drawn};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use web_sys::{Element, Worker};
 
@@ -106,12 +106,45 @@ pub fn fatal(missing: &str) {
     }
 }
 
-/// Applies a message and performs what it asks for.
+thread_local! {
+    /// Messages dispatched while the runtime was borrowed (an event fired from inside another's
+    /// handling), applied in order once it is free.
+    static QUEUED: RefCell<VecDeque<Msg>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// Applies a message and performs what it asks for. A message that arrives while another is
+/// being applied (the runtime is borrowed) is queued, never dropped, and applied right after.
 pub fn dispatch(msg: Msg) {
-    let Some(effects) = with(|rt| update(&mut rt.model, msg)) else { return };
-    for e in effects {
-        perform(e);
+    if RT.with(|r| r.try_borrow_mut().is_err()) {
+        let first = QUEUED.with(|q| {
+            let mut q = q.borrow_mut();
+            q.push_back(msg);
+            q.len() == 1
+        });
+        if first {
+            // Applied by the dispatch under way when it ends, else by this task.
+            super::later(drain);
+        }
+        return;
     }
+    if let Some(effects) = with(|rt| update(&mut rt.model, msg)) {
+        for e in effects {
+            perform(e);
+        }
+    }
+    drain();
+}
+
+/// Applies the queued messages, in order.
+fn drain() {
+    while let Some(next) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
+        dispatch(next);
+    }
+}
+
+/// How many messages wait for the runtime (a test reads it).
+pub fn queued() -> usize {
+    QUEUED.with(|q| q.borrow().len())
 }
 
 fn set_status(els: &Elements, state: &str, text: &str) {

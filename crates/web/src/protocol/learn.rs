@@ -83,6 +83,16 @@ pub enum LearnResponse {
 }
 
 impl LearnResponse {
+    /// The training the answer belongs to.
+    pub fn id(&self) -> u32 {
+        match self {
+            LearnResponse::Progress { id, .. }
+            | LearnResponse::Done { id, .. }
+            | LearnResponse::Trained { id, .. }
+            | LearnResponse::Error { id, .. } => *id,
+        }
+    }
+
     /// The postcard bytes that travel.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         postcard::to_allocvec(self).map_err(|e| PosgeoError::Learn(format!("cannot encode the answer: {e}")))
