@@ -111,7 +111,7 @@ fn eigen_baseline_nalgebra(bencher: divan::Bencher, positions: usize) {
 /// `bench/learn.sh` times it.
 #[divan::bench(args = ["sinusoidal", "learned"], sample_count = 3)]
 fn train_steps(bencher: divan::Bencher, signal: &str) {
-    use posgeo::learn::{self, LearnParams, Signal};
+    use posgeo_learn::{self as learn, LearnParams, Signal};
     let text = generate(&SynthParams::default()).expect("synthetic corpus").join("\n");
     let c = Corpus::read(text.as_bytes(), &InputFormat::Text, false).expect("corpus");
     let params = AnalysisParams { max_len: 64, ..AnalysisParams::default() };

@@ -8,13 +8,13 @@
 //! SIGNAL, CANDLE=0 to skip the oracle)
 #![allow(clippy::print_stdout)]
 
-use posgeo::learn::data::Batch;
-use posgeo::learn::fused::clock::{stage_flops, STAGES};
-use posgeo::learn::fused::Fused;
-use posgeo::learn::net::Shape;
-use posgeo::learn::oracle::Candle;
-use posgeo::learn::train::Model;
-use posgeo::learn::{init, Signal};
+use posgeo_learn::data::Batch;
+use posgeo_learn::fused::clock::{stage_flops, STAGES};
+use posgeo_learn::fused::Fused;
+use posgeo_learn::net::Shape;
+use posgeo_learn::oracle::Candle;
+use posgeo_learn::train::Model;
+use posgeo_learn::{init, Signal};
 use std::time::Instant;
 
 fn env(key: &str, default: usize) -> usize {

@@ -1,9 +1,11 @@
 //! The layout rules the compiler does not check: no Rust file over 400 lines (functions over
 //! 80 lines are clippy's `too_many_lines`, set in Cargo.toml and clippy.toml), and the two
 //! rules inside a crate — the pipeline does not use its summary, and the page's view does not
-//! use the page's model — and that JavaScript objects are read by property name in one module. The rules between layers are the crates' dependencies (Cargo.toml):
-//! the core depends on no other member, charts on the core, the page, the command line and the
-//! Python bindings on the core and charts.
+//! use the page's model — and that JavaScript objects are read by property name in one module.
+//! The rules between layers are the crates' dependencies (Cargo.toml), checked here against the
+//! layers' order: the core depends on no other member, learning on the core, charts on both, the
+//! page, the command line, the Python bindings and the benchmarks on the layers below them — so
+//! the crate graph has no circle.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +21,44 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
+}
+
+/// The workspace's members from the bottom layer up: each may depend only on members before it.
+const LAYERS: [(&str, &str); 7] = [
+    ("core", "posgeo"),
+    ("learn", "posgeo-learn"),
+    ("charts", "posgeo-charts"),
+    ("web", "posgeo-web"),
+    ("cli", "posgeo-cli"),
+    ("python", "posgeo-python"),
+    ("bench", "posgeo-bench"),
+];
+
+/// The members a crate's Cargo.toml names (dependencies of any kind and target).
+fn members_used(dir: &str) -> Vec<&'static str> {
+    let toml = std::fs::read_to_string(format!("{ROOT}/crates/{dir}/Cargo.toml")).expect("Cargo.toml");
+    let names: Vec<&str> =
+        toml.lines().map(|l| l.split(['=', '.', ' ']).next().unwrap_or("").trim()).filter(|k| !k.is_empty()).collect();
+    LAYERS.iter().map(|l| l.1).filter(|m| names.contains(m)).collect()
+}
+
+#[test]
+fn each_crate_depends_only_on_the_layers_below_it() {
+    let dirs: Vec<String> = std::fs::read_dir(format!("{ROOT}/crates"))
+        .expect("crates/")
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(dirs.len(), LAYERS.len(), "every member has its layer: {dirs:?}");
+    for (k, (dir, _)) in LAYERS.iter().enumerate() {
+        let below: Vec<&str> = LAYERS[..k].iter().map(|l| l.1).collect();
+        for used in members_used(dir) {
+            assert!(below.contains(&used), "crates/{dir} depends on {used}, which is not below it");
+        }
+    }
+    assert!(members_used("core").is_empty(), "the core depends on no other member");
+    assert_eq!(members_used("learn"), ["posgeo"]);
 }
 
 #[test]

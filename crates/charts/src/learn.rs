@@ -8,7 +8,7 @@ use super::{err, frame, span, ChartResult, Frame, STYLE};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use posgeo::learn::{Experiment, Run, Signal};
+use posgeo_learn::{Experiment, Run, Signal};
 
 /// A signal's colour: its encoding's (`learned_pmds` has one of its own).
 pub fn signal_color(s: Signal) -> RGBColor {
@@ -39,8 +39,8 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
 /// The runs' curves of one measure against step (`None`: not recorded at that step).
 type Curves = Vec<(Signal, Vec<(f64, f64)>)>;
 
-fn curves(runs: &[Run], f: impl Fn(&posgeo::learn::Record) -> Option<f64>) -> Curves {
-    let point = |r: &posgeo::learn::Record| f(r).filter(|v| v.is_finite()).map(|v| (r.step as f64, v));
+fn curves(runs: &[Run], f: impl Fn(&posgeo_learn::Record) -> Option<f64>) -> Curves {
+    let point = |r: &posgeo_learn::Record| f(r).filter(|v| v.is_finite()).map(|v| (r.step as f64, v));
     runs.iter().map(|run| (run.signal, run.records.iter().filter_map(point).collect::<Vec<_>>())).collect()
 }
 
@@ -131,7 +131,7 @@ pub fn learn_scatter<DB: DrawingBackend>(
 /// step.
 pub fn learn_tables<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, runs: &[Run], note: &str) -> ChartResult {
     area.fill(&theme().background).map_err(err)?;
-    let table = |f: fn(&posgeo::learn::TableMeasures) -> f64| move |r: &posgeo::learn::Record| r.table.as_ref().map(f);
+    let table = |f: fn(&posgeo_learn::TableMeasures) -> f64| move |r: &posgeo_learn::Record| r.table.as_ref().map(f);
     let stress = curves(runs, table(|t| t.scaled_stress));
     let separation = curves(runs, table(|t| t.separation));
     let all = || stress.iter().chain(&separation).flat_map(|(_, p)| p.iter());
@@ -162,7 +162,7 @@ pub fn learn_map<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, runs: &[Run]
     let mut seen = Vec::new();
     let mut maps = Vec::new();
     for run in runs.iter().filter(|r| r.signal.trainable()) {
-        let map = |r: Option<&posgeo::learn::Record>| -> Vec<(f64, f64)> {
+        let map = |r: Option<&posgeo_learn::Record>| -> Vec<(f64, f64)> {
             r.and_then(|r| r.table.as_ref()).map_or(Vec::new(), |t| t.map.iter().map(|p| (p[0], p[1])).collect())
         };
         let (start, end) = (map(run.records.first()), map(run.records.last()));

@@ -42,8 +42,9 @@ mod cli {
     use clap::{ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
     use posgeo::analysis::AnalysisParams;
     use posgeo::demos::synth::{generate, SynthParams};
-    use posgeo::learn::LearnParams;
-    use posgeo::options::{ANALYSIS, LEARN, SYNTH};
+    use posgeo::options::{ANALYSIS, SYNTH};
+    use posgeo_learn::options::LEARN;
+    use posgeo_learn::LearnParams;
     use std::io::Write;
     use std::process::ExitCode;
 

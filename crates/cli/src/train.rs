@@ -7,7 +7,7 @@ use crate::cli::{AnalysisOptions, LearnOptions};
 use crate::input::{self, progress_bar, InputArgs};
 use clap::Args;
 use posgeo::error::Frontend;
-use posgeo::learn::{self, Experiment};
+use posgeo_learn::{self as learn, Experiment};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -15,12 +15,12 @@
 //! position tables; [`model`] reads models (safetensors, pickles, GGUF) and runs BERT-family
 //! encoders and decoders, turning their layers into configurations (docs/MATH.md §14–§14b,
 //! measured by [`analysis::layers`]; encodings given from outside in [`analysis::extra`]);
-//! [`learn`] trains small transformers to see what training does with position (§16);
 //! [`error`] holds the one error type.
 //!
 //! The layers above it are the workspace's other crates (docs/ARCHITECTURE.md):
-//! `posgeo-charts` (drawing), `posgeo-web` (the page), `posgeo-cli` (the command line) and
-//! `posgeo-python` (the Python package's extension module).
+//! `posgeo-learn` (the learning experiment, §16), `posgeo-charts` (drawing), `posgeo-web`
+//! (the page), `posgeo-cli` (the command line) and `posgeo-python` (the Python package's
+//! extension module).
 
 pub mod analysis;
 pub mod corpus;
@@ -28,7 +28,6 @@ pub mod counts;
 pub mod demos;
 pub mod encodings;
 pub mod error;
-pub mod learn;
 pub mod learned_tables;
 pub mod limits;
 pub mod mds;

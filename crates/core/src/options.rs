@@ -38,7 +38,7 @@ pub struct Choice {
     pub label: &'static str,
 }
 
-const fn choice(value: &'static str, cli: &'static str, label: &'static str) -> Choice {
+pub const fn choice(value: &'static str, cli: &'static str, label: &'static str) -> Choice {
     Choice { value, cli, label }
 }
 
@@ -253,19 +253,19 @@ pub fn check_all<T>(table: &[OptSpec<T>], target: &T) -> Result<()> {
     table.iter().try_for_each(|o| o.check(target))
 }
 
-fn int(v: Value) -> usize {
+pub fn int(v: Value) -> usize {
     match v {
         Value::Int(x) => usize::try_from(x).unwrap_or(usize::MAX),
         _ => 0,
     }
 }
-fn opt_int(v: Value) -> Option<usize> {
+pub fn opt_int(v: Value) -> Option<usize> {
     match v {
         Value::OptInt(x) => x.map(|x| usize::try_from(x).unwrap_or(usize::MAX)),
         _ => None,
     }
 }
-fn real(v: Value) -> f64 {
+pub fn real(v: Value) -> f64 {
     match v {
         Value::Real(x) => x,
         _ => f64::NAN,
@@ -277,22 +277,22 @@ fn choice_of(v: Value) -> &'static str {
         _ => "",
     }
 }
-fn set_bits(v: Value) -> u64 {
+pub fn set_bits(v: Value) -> u64 {
     match v {
         Value::Set(_, bits) => bits,
         _ => 0,
     }
 }
-fn u(x: usize) -> Value {
+pub fn u(x: usize) -> Value {
     Value::Int(x as u64)
 }
-fn ou(x: Option<usize>) -> Value {
+pub fn ou(x: Option<usize>) -> Value {
     Value::OptInt(x.map(|x| x as u64))
 }
 
 const POSITIVE: Domain = Domain::Real { lo: 0.0, lo_open: true, hi: None };
 const NON_NEGATIVE: Domain = Domain::Real { lo: 0.0, lo_open: false, hi: None };
-const fn at_least(min: u64) -> Domain {
+pub const fn at_least(min: u64) -> Domain {
     Domain::Int { min, max: None, even: false }
 }
 
@@ -357,10 +357,8 @@ impl Group {
 }
 
 mod analysis;
-mod learn;
 mod synth;
-pub use analysis::{markdown_table, ANALYSIS};
-pub use learn::{LEARN, SIGNALS};
+pub use analysis::{markdown_rows, markdown_table, ANALYSIS};
 pub use synth::SYNTH;
 
 #[cfg(test)]

@@ -83,9 +83,3 @@ pub fn learn_corpus(sequences: usize, positions: usize) -> (crate::Analysis, Vec
     let tok = p.tokenizer();
     (analysis, lines.iter().map(|l| tok.tokens(l, p.max_len)).collect())
 }
-
-/// The learning experiment's context over [`learn_corpus`] with `params`.
-pub fn learn_context(sequences: usize, positions: usize, params: &crate::learn::LearnParams) -> crate::learn::Context {
-    let (analysis, seqs) = learn_corpus(sequences, positions);
-    crate::learn::Context::new(&seqs, &analysis, params).expect("context")
-}

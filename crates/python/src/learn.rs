@@ -8,7 +8,7 @@ use super::errors::to_py;
 use super::options::learn_params_from;
 use super::run::{with_tokenizer, Reporter};
 use super::source::{count_source, Layout};
-use posgeo::learn::{self, Context, Run};
+use posgeo_learn::{self as learn, Context, Run};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

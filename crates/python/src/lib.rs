@@ -5,14 +5,14 @@
 //! these functions:
 //!
 //! * [`options::option_table`] — the option tables ([`posgeo::options::ANALYSIS`],
-//!   [`posgeo::options::LEARN`]): names, defaults and help for the keyword arguments;
+//!   [`posgeo_learn::options::LEARN`]): names, defaults and help for the keyword arguments;
 //! * [`run::analyze`] / [`run::count`] — a corpus (a path, or an iterator of strings streamed
 //!   in batches as the CLI streams a file) → [`report::PyReport`] / [`run::PyCounts`];
 //! * [`measures::stress`] — docs/MATH.md §6–§7's measures of any configuration against any D;
 //! * [`measures::positional_centroids`] — docs/MATH.md §14's centroids of hidden states computed
 //!   anywhere (🤗 transformers' `output_hidden_states`);
 //! * [`learn::train`] — docs/MATH.md §16's learning experiment (`posgeo train --json`) on a
-//!   corpus; its options are keywords too ([`posgeo::options::LEARN`]).
+//!   corpus; its options are keywords too ([`posgeo_learn::options::LEARN`]).
 //!
 //! Errors become the package's exceptions ([`errors`]) with the CLI's messages; nothing panics
 //! across the boundary.

@@ -1,10 +1,11 @@
 //! Keyword arguments ↔ the option tables ([`posgeo::options::ANALYSIS`], and
-//! [`posgeo::options::LEARN`] for `train`): each option is a keyword of the same name, parsed
+//! [`posgeo_learn::options::LEARN`] for `train`): each option is a keyword of the same name, parsed
 //! and checked by its table (so its messages are the CLI's).
 
 use posgeo::analysis::AnalysisParams;
-use posgeo::learn::LearnParams;
-use posgeo::options::{Domain, OptSpec, ANALYSIS, LEARN};
+use posgeo::options::{Domain, OptSpec, ANALYSIS};
+use posgeo_learn::options::LEARN;
+use posgeo_learn::LearnParams;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};

@@ -27,6 +27,9 @@ pub enum Key {
     ModelBytes,
     /// Page → worker: fault injection for the end-to-end tests (`true`).
     Trap,
+    /// Page → worker: fault injection, a value no worker can receive (a function), so that the
+    /// post throws.
+    Unpostable,
     /// Page → worker: start the helper workers now (`true`).
     Warm,
     /// Worker → page: the answer (JSON text) beside its bulky numbers.
@@ -58,6 +61,7 @@ impl Key {
             Key::TokenizerBytes => "tokenizer_bytes",
             Key::ModelBytes => "model_bytes",
             Key::Trap => "trap",
+            Key::Unpostable => "unpostable",
             Key::Warm => "warm",
             Key::Json => "json",
             Key::Header => "header",
@@ -100,6 +104,12 @@ pub fn flag(msg: &JsValue, key: Key) -> bool {
 /// The bytes under `key` (empty when absent: the message names no such input).
 pub fn bytes(msg: &JsValue, key: Key) -> Vec<u8> {
     typed::<Uint8Array>(msg, key).map(|a| a.to_vec()).unwrap_or_default()
+}
+
+/// Sets `key` of a message (a plain object, as [`message`] makes).
+pub fn insert(msg: &Object, key: Key, value: &JsValue) {
+    // Setting a property of a plain object does not fail.
+    let _ = Reflect::set(msg, &JsValue::from_str(key.name()), value);
 }
 
 /// A message: a plain object with these properties.

@@ -15,7 +15,7 @@ use super::protocol::learn::{self as job, LearnRequest, LearnResponse, Summarise
 use super::protocol::Files;
 use super::worker::BlobReader;
 use posgeo::error::Frontend;
-use posgeo::learn::Context;
+use posgeo_learn::Context;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;

@@ -6,8 +6,9 @@
 
 use posgeo::analysis::AnalysisParams;
 use posgeo::demos::synth::SynthParams;
-use posgeo::learn::LearnParams;
-use posgeo::options::{ANALYSIS, LEARN, SYNTH};
+use posgeo::options::{ANALYSIS, SYNTH};
+use posgeo_learn::options::LEARN;
+use posgeo_learn::LearnParams;
 
 /// Which built-in corpus a link names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -163,7 +164,7 @@ mod tests {
 
     #[test]
     fn the_learn_options_round_trip_and_junk_keeps_their_defaults() {
-        use posgeo::learn::Signal;
+        use posgeo_learn::Signal;
         let mut st = PageState::default();
         st.learn.signals = vec![Signal::Nope, Signal::Rope];
         st.learn.steps = 20;

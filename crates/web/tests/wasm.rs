@@ -383,10 +383,10 @@ fn the_helpers_tables_passed_and_appended_are_the_whole_texts_in_wasm() {
 fn the_fused_trainer_follows_candle_in_wasm() {
     // The fused trainer (gemm's simd128 kernels) against the candle graph, every signal: the
     // first step's gradients to 1e-4 relative, 20 losses to 1e-5 (MATH.md §16).
-    use posgeo::learn::{oracle::compare, LearnParams, Signal};
+    use posgeo_learn::{oracle::compare, LearnParams, Signal};
     let (signals, steps, d_model, heads, batch, every) = (Signal::ALL.to_vec(), 20, 16, 2, 6, 5);
     let p = LearnParams { signals, steps, d_model, heads, batch, every, ..Default::default() };
-    let ctx = posgeo::test_support::learn_context(160, 14, &p);
+    let ctx = posgeo_learn::test_support::learn_context(160, 14, &p);
     for signal in Signal::ALL {
         let a = compare(&ctx, signal, 1, 20).expect("compare");
         assert!(a.worst_gradient.1 < 1e-4, "{signal:?}: {:?}", a.worst_gradient);

@@ -101,6 +101,7 @@ fn affects_split_geometry_from_encodings() {
     }
 }
 
+/// The core's part of docs/MATH.md's options table (`posgeo-learn` checks the whole).
 #[test]
 fn the_docs_table_is_the_generated_one() {
     let docs = include_str!("../../../../docs/MATH.md");

@@ -4,8 +4,9 @@
 
 use crate::url::{Builtin, PageState};
 use posgeo::corpus::{FileKind, InputFormat};
-use posgeo::learn::LearnParams;
-use posgeo::options::{Domain, OptSpec, ANALYSIS, LEARN, SYNTH};
+use posgeo::options::{Domain, OptSpec, ANALYSIS, SYNTH};
+use posgeo_learn::options::LEARN;
+use posgeo_learn::LearnParams;
 use std::collections::BTreeMap;
 
 /// The corpus radio buttons (`#src-<name>`).

@@ -18,7 +18,7 @@ use crate::protocol::learn::{LearnRequest, LearnResponse, Summarise};
 use crate::protocol::Request;
 pub use crate::view::learn::{LearnChart, LearnData, LearnExport};
 use estimate::Plan;
-use posgeo::learn::{Experiment, LearnParams, Run, Signal};
+use posgeo_learn::{Experiment, LearnParams, Run, Signal};
 use std::rc::Rc;
 
 /// The panel's state.
@@ -86,7 +86,7 @@ pub enum LearnMsg {
     /// Train pressed (`at`: the page clock, ms; `cores`: `navigator.hardwareConcurrency`).
     Train { form: Form, at: f64, cores: usize },
     /// The lecture preset pressed (the panel's button, lecture step 13's): its options in the
-    /// form ([`posgeo::learn::preset::lecture`]), then Train.
+    /// form ([`posgeo_learn::preset::lecture`]), then Train.
     Preset { form: Form, at: f64, cores: usize },
     /// `#learn-cancel` pressed.
     Cancel,
@@ -190,8 +190,8 @@ pub fn update(m: &mut Model, msg: LearnMsg) -> Vec<Effect> {
         LearnMsg::Preset { mut form, at, cores } => {
             let mut shown = Vec::new();
             if let Ok(mut p) = form.learn_params() {
-                posgeo::learn::preset::lecture(&mut p);
-                for o in posgeo::options::LEARN {
+                posgeo_learn::preset::lecture(&mut p);
+                for o in posgeo_learn::options::LEARN {
                     form.values.insert(o.control, o.text(&p));
                 }
                 shown.push(Effect::ShowForm(Box::new(form.clone()), m.view.map));

@@ -128,7 +128,7 @@ pub fn post(job: &Job) {
     let msg = inputs((Key::Request, json), &job.corpus, corpus, files);
     if faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:unpostable")) {
         // Fault injection: a value no worker can receive (a function), so the post throws.
-        js_sys::Reflect::set(&msg, &JsValue::from_str("fault"), &js_sys::Function::new_no_args("")).ok();
+        js::insert(&msg, Key::Unpostable, &js_sys::Function::new_no_args(""));
     }
     if let Err(e) = worker.post_message(&msg) {
         let id = job.request.id;

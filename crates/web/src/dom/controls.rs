@@ -6,7 +6,8 @@ use super::elements::Elements;
 use super::{make, runtime};
 use crate::app::{FileOptions, Form, SourceKind};
 use crate::view::charts::MapView;
-use posgeo::options::{Domain, Group, OptSpec, ANALYSIS, LEARN, SYNTH};
+use posgeo::options::{Domain, Group, OptSpec, ANALYSIS, SYNTH};
+use posgeo_learn::options::LEARN;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement, HtmlSelectElement};
 

@@ -176,7 +176,7 @@ fn render(l: &LearnEls) {
     let (text, rho) = finding(&e);
     l.finding.set_text_content(Some(&text));
     l.finding.set_attribute("data-rho", &rho).ok();
-    super::render::claim_items(&l.claims, &posgeo::learn::claims::claims(&e));
+    super::render::claim_items(&l.claims, &posgeo_learn::claims::claims(&e));
 }
 
 /// A row's download cell: a `.npy` button per seed with a final table (`data-learn-npy`,
@@ -199,7 +199,7 @@ fn table_cell(row: &LearnRow) -> Option<Element> {
 fn table_export(e: &Event) -> Option<LearnExport> {
     let hit: Element = e.target()?.dyn_into().ok()?;
     let b = hit.closest("button[data-learn-npy]").ok()??;
-    let signal = posgeo::learn::Signal::parse(&b.get_attribute("data-learn-npy")?)?;
+    let signal = posgeo_learn::Signal::parse(&b.get_attribute("data-learn-npy")?)?;
     Some(LearnExport::Table(signal, b.get_attribute("data-seed")?.parse().ok()?))
 }
 

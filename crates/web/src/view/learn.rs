@@ -6,10 +6,10 @@
 use super::export::{Download, ImageFormat};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use posgeo::learn::{Experiment, Record, Run, Signal};
 use posgeo::learned_tables::{self, NamedTable};
 use posgeo::report::fmt_number;
 use posgeo_charts::{self as charts, Frame};
+use posgeo_learn::{Experiment, Record, Run, Signal};
 use std::rc::Rc;
 
 /// What the panel's charts show.

@@ -1,12 +1,12 @@
 //! The Learn panel's time estimate (docs/MATH.md §16, "Memory and time"): before Train, the
-//! options' arithmetic ([`posgeo::learn::estimate`]) over a speed — the one the last training
+//! options' arithmetic ([`posgeo_learn::estimate`]) over a speed — the one the last training
 //! in this tab measured, or else the project's measured speed in a tab — and, while a training
 //! runs, the time left at the pace so far.
 
 use super::{shares, Learning};
 use crate::app::{Form, Model};
-use posgeo::learn::estimate::{run_flops, seconds, TAB_FLOPS};
-use posgeo::learn::LearnParams;
+use posgeo_learn::estimate::{run_flops, seconds, TAB_FLOPS};
+use posgeo_learn::LearnParams;
 
 /// What a training was planned as, to measure its speed once it is done.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,7 +5,7 @@ use super::super::{update, Msg, SourceKind};
 use super::*;
 use crate::protocol::Files;
 use crate::url::PageState;
-use posgeo::learn::Signal;
+use posgeo_learn::Signal;
 
 fn corpus_text() -> String {
     let p = posgeo::demos::synth::SynthParams { positions: 10, vocab: 30, sequences: 150, ..Default::default() };
@@ -267,7 +267,7 @@ fn train_on(m: &mut Model, cores: usize) -> Vec<LearnJob> {
 }
 
 /// Worker k's part run for real: its messages, and the context it keeps.
-fn part(job: &LearnJob) -> (Vec<LearnResponse>, posgeo::learn::Context) {
+fn part(job: &LearnJob) -> (Vec<LearnResponse>, posgeo_learn::Context) {
     let CorpusData::Text(text) = &job.corpus else { panic!("the pasted text travels") };
     let mut messages = Vec::new();
     let files = Files { corpus: text.as_bytes(), ..Files::default() };

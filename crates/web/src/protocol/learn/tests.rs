@@ -2,7 +2,7 @@ use super::*;
 use posgeo::analysis::analyze_table;
 use posgeo::analysis::AnalysisParams;
 use posgeo::demos::synth::{generate, SynthParams};
-use posgeo::learn::{Record, Signal, TableMeasures};
+use posgeo_learn::{Record, Signal, TableMeasures};
 
 /// `posgeo synth --positions 12 --vocab 40 --sequences 300`, as text.
 fn corpus() -> String {

@@ -1,7 +1,7 @@
 use super::*;
 use crate::protocol::learn::{run, LearnRequest};
 use crate::protocol::{Files, Request, Source};
-use posgeo::learn::{LearnParams, Signal};
+use posgeo_learn::{LearnParams, Signal};
 
 /// A small experiment trained for real: three signals, one of them a trainable table, two
 /// seeds.

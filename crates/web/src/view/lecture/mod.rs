@@ -23,8 +23,8 @@ mod training;
 use super::charts::ChartKind;
 use crate::protocol::Payload;
 use crate::view::View;
-use posgeo::learn::Experiment;
 use posgeo::report::{fmt_number, Report};
+use posgeo_learn::Experiment;
 
 /// One chart of a step, with its canvas size in pixels (small, so that the canvas is shown
 /// enlarged and chart text reads from the back row).

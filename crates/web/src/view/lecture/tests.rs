@@ -186,12 +186,12 @@ fn the_training_steps_report_the_last_trainings_numbers() {
     let p = payload(&corpus());
     let e = crate::view::learn::tests::experiment();
     let t = text(&content(13, &p, &View::default(), Some(&e)));
-    let learned: Vec<&posgeo::learn::Run> = e.runs.iter().filter(|r| r.signal.trainable()).collect();
-    let at = |r: &posgeo::learn::Run, last: bool| {
+    let learned: Vec<&posgeo_learn::Run> = e.runs.iter().filter(|r| r.signal.trainable()).collect();
+    let at = |r: &posgeo_learn::Run, last: bool| {
         let rec = if last { r.records.last() } else { r.records.first() };
         rec.and_then(|x| x.table.clone()).unwrap()
     };
-    let mean = |last: bool, f: fn(&posgeo::learn::TableMeasures) -> f64| {
+    let mean = |last: bool, f: fn(&posgeo_learn::TableMeasures) -> f64| {
         learned.iter().map(|r| f(&at(r, last))).sum::<f64>() / learned.len() as f64
     };
     for v in [mean(false, |t| t.separation), mean(true, |t| t.separation), mean(true, |t| t.scaled_stress)] {
@@ -211,7 +211,7 @@ fn the_training_steps_report_the_last_trainings_numbers() {
 /// Each training claim links to the lecture step that explains it, by the step's own title.
 #[test]
 fn the_training_claims_link_to_the_steps_they_name() {
-    use posgeo::learn::claims::{STEP_LOSS, STEP_SEPARATION};
+    use posgeo_learn::claims::{STEP_LOSS, STEP_SEPARATION};
     assert_eq!(STEPS[STEP_SEPARATION - 1].title, "13. Training separates positions");
     assert_eq!(STEPS[STEP_LOSS - 1].title, "14. Does lower stress mean lower loss?");
     assert_eq!(SCATTER_STEP.0, STEP_LOSS, "the scatter is drawn on the loss step");

@@ -5,7 +5,7 @@
 //! nothing here is a claim about training in general.
 
 use super::{num, Block};
-use posgeo::learn::{Experiment, Run, TableMeasures};
+use posgeo_learn::{Experiment, Run, TableMeasures};
 
 /// What a step says when the Learn panel has not trained yet.
 fn not_trained(what: &str) -> Vec<Block> {

@@ -9,12 +9,12 @@
 
 use super::data::{Batch, PAD};
 use super::Signal;
-use crate::error::{PosgeoError, Result};
 use candle_core::{DType, Device, Tensor, Var, D};
+use posgeo::error::{PosgeoError, Result};
 
 /// candle's errors, in the user's terms.
 pub(super) fn fail(e: candle_core::Error) -> PosgeoError {
-    PosgeoError::Learn(format!("the model failed: {}", crate::error::candle_message(&e)))
+    PosgeoError::Learn(format!("the model failed: {}", posgeo::error::candle_message(&e)))
 }
 
 /// The model's sizes.

@@ -5,10 +5,10 @@
 
 use super::data::{Batch, Dataset};
 use super::{fused, net, LearnParams, Signal};
-use crate::analysis::Analysis;
-use crate::error::{PosgeoError, Result};
-use crate::measures::stress::Target;
-use crate::points::Points;
+use posgeo::analysis::Analysis;
+use posgeo::error::{PosgeoError, Result};
+use posgeo::measures::stress::Target;
+use posgeo::points::Points;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -67,8 +67,8 @@ impl Context {
         }
         // The geometry of the first n_t positions: D restricted, and its own spectrum and ranks.
         let restricted = (n < analysis.counts.n).then(|| {
-            let sub = crate::metric::DistanceMatrix::from_fn(n, |i, j| analysis.distances.get(i, j));
-            crate::mds::Spectrum::of_distances(&sub).map(|s| (sub, s))
+            let sub = posgeo::metric::DistanceMatrix::from_fn(n, |i, j| analysis.distances.get(i, j));
+            posgeo::mds::Spectrum::of_distances(&sub).map(|s| (sub, s))
         });
         let restricted = restricted.transpose()?;
         let (distances, spectrum, effective_rank, energy_rank) = match &restricted {
@@ -83,7 +83,7 @@ impl Context {
         let rank = analysis.params.encodings.rank.unwrap_or(energy_rank).min(full).max(1);
         let x = spectrum.coordinates(full);
         let xr = spectrum.coordinates(rank);
-        let sin = crate::encodings::sinusoidal(n, d, 10000.0);
+        let sin = posgeo::encodings::sinusoidal(n, d, 10000.0);
         let map = spectrum.coordinates(2.min(kept).max(1));
         let most = n.min(d);
         let lowrank_rank = match params.rank {
@@ -143,14 +143,14 @@ impl Context {
         let points = match signal {
             Signal::Nope => return Ok(Some(1.0)),
             Signal::Learned | Signal::LearnedPmds | Signal::LowRank => return Ok(None),
-            Signal::Rope => crate::encodings::rope(n, self.params.d_model / self.params.heads, 10000.0),
-            Signal::Alibi => crate::encodings::alibi(n, 1.0),
+            Signal::Rope => posgeo::encodings::rope(n, self.params.d_model / self.params.heads, 10000.0),
+            Signal::Alibi => posgeo::encodings::alibi(n, 1.0),
             Signal::Sinusoidal | Signal::Random | Signal::Pmds | Signal::PmdsR => {
                 let t = self.table(signal, seed)?.unwrap_or_default();
                 let d = self.params.d_model;
                 Points::from_fn(n, d, |i, k| t[i * d + k] as f64)
             }
         };
-        Ok(Some(crate::measures::stress::stress_against(&points.distances(), &self.target).scaled_stress))
+        Ok(Some(posgeo::measures::stress::stress_against(&points.distances(), &self.target).scaled_stress))
     }
 }

@@ -5,9 +5,9 @@
 use posgeo::analysis::{analyze, AnalysisParams};
 use posgeo::corpus::Corpus;
 use posgeo::demos::synth::{generate, SynthParams};
-use posgeo::learn::data::Batches;
-use posgeo::learn::fused::{layout::memory_bytes, Fused};
-use posgeo::learn::{init, Context, LearnParams, Signal};
+use posgeo_learn::data::Batches;
+use posgeo_learn::fused::{layout::memory_bytes, Fused};
+use posgeo_learn::{init, Context, LearnParams, Signal};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 

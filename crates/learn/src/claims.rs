@@ -1,5 +1,5 @@
 //! **The paper's training claims, checked on this corpus's experiment** (docs/MATH.md §15 and
-//! §16), in the shape of the report's claims ([`crate::report::Claim`]): read from the
+//! §16), in the shape of the report's claims ([`posgeo::report::Claim`]): read from the
 //! [`Experiment`], nothing recomputed. The thresholds are the project's readings:
 //!
 //! 8. `training_separates` — Theorem 4: at a minimiser distinct positions get distinct
@@ -22,7 +22,7 @@
 //!     `learned`'s loss with one seed).
 
 use super::{Experiment, Signal};
-use crate::report::Claim;
+use posgeo::report::Claim;
 use std::collections::BTreeMap;
 
 /// The lecture step on training (13, "Training separates positions": Theorem 4, live).

@@ -5,7 +5,7 @@
 use super::attention;
 use super::kernels;
 use super::layout::{Sizes, CHUNK};
-use crate::learn::net::Shape;
+use crate::net::Shape;
 
 /// Every activation and scratch buffer (sizes in [`Sizes::activations`]).
 #[derive(Default)]

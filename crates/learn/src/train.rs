@@ -9,8 +9,8 @@ use super::fused::Fused;
 use super::init::Init;
 use super::net::Shape;
 use super::{Context, Signal};
-use crate::error::{PosgeoError, Result};
-use crate::points::Points;
+use posgeo::error::{PosgeoError, Result};
+use posgeo::points::Points;
 use serde::{Deserialize, Serialize};
 
 /// The measures of a position table against D at one record.
@@ -131,13 +131,13 @@ pub fn measure_table(ctx: &Context, table: &[f32]) -> TableMeasures {
     let (n, d) = (ctx.data.n, table.len() / ctx.data.n.max(1));
     let points = Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
     let delta = points.distances();
-    let report = crate::measures::stress::stress_against(&delta, &ctx.target);
+    let report = posgeo::measures::stress::stress_against(&delta, &ctx.target);
     let mut upper: Vec<f64> = delta.upper_values().collect();
     upper.sort_unstable_by(f64::total_cmp);
     let m = upper.len();
     let median = if m % 2 == 1 { upper[m / 2] } else { 0.5 * (upper[m / 2 - 1] + upper[m / 2]) };
     let separation = if median > 0.0 { upper[0] / median } else { 0.0 };
-    let aligned = crate::measures::procrustes::align(&ctx.map_target, &points).aligned;
+    let aligned = posgeo::measures::procrustes::align(&ctx.map_target, &points).aligned;
     let map = (0..n).map(|i| [aligned.row(i)[0], aligned.row(i).get(1).copied().unwrap_or(0.0)]).collect();
     TableMeasures {
         scaled_stress: report.scaled_stress,

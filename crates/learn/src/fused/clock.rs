@@ -6,7 +6,7 @@
 //! floating-point work follows from the model's sizes ([`stage_flops`]), so each one's share of
 //! the machine's peak can be read.
 
-use crate::learn::net::Shape;
+use crate::net::Shape;
 
 /// A stage of the step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

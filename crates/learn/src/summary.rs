@@ -5,7 +5,7 @@
 //! signals, with the sentence that reads it.
 
 use super::{Context, LearnParams, Run, Signal};
-use crate::error::Result;
+use posgeo::error::Result;
 use serde::{Deserialize, Serialize};
 
 /// One signal over its finished seeds.

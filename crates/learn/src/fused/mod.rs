@@ -24,10 +24,10 @@ use super::data::Batch;
 use super::init::Init;
 use super::net::Shape;
 use super::Signal;
-use crate::error::{PosgeoError, Result};
 use acts::Acts;
 use clock::{Clock, Stage};
 use layout::{Layout, Sizes};
+use posgeo::error::{PosgeoError, Result};
 
 /// One layer's share of each per-layer buffer.
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,7 @@
 use super::data::{MASK, PAD, SPECIALS, UNK};
 use super::train::{Run, Trace};
 use super::Context;
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 use safetensors::tensor::{Dtype, TensorView};
 
 fn bad(e: impl std::fmt::Display) -> PosgeoError {

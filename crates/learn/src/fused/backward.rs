@@ -9,8 +9,8 @@ use super::clock::Stage;
 use super::kernels::{self, add_column_sums, LnBackward};
 use super::matmul::{mm, View};
 use super::{attention, Fused};
-use crate::learn::data::Batch;
-use crate::learn::Signal;
+use crate::data::Batch;
+use crate::Signal;
 
 impl Fused {
     /// Accumulates every gradient of `batch` (after [`Fused::output`] with training).

@@ -1,9 +1,9 @@
 //! The option table of the learning experiment (docs/MATH.md §16): `posgeo train`'s flags,
 //! the page's "Learn" controls (`learn-<key>`), the Python keyword arguments and the range
-//! checks of [`crate::learn::LearnParams::validate`].
+//! checks of [`crate::LearnParams::validate`].
 
-use super::{at_least, choice, int, opt_int, ou, real, set_bits, u, Affects, Choice, Domain, OptSpec, Value};
-use crate::learn::{LearnParams, Signal};
+use crate::{LearnParams, Signal};
+use posgeo::options::{at_least, choice, int, opt_int, ou, real, set_bits, u, Affects, Choice, Domain, OptSpec, Value};
 
 type L = LearnParams;
 const LEARN_OPT: Affects = Affects::Learning;
@@ -174,3 +174,19 @@ pub static LEARN: &[OptSpec<LearnParams>] = &[
         set: |p: &mut L, v| p.rank = opt_int(v),
     },
 ];
+
+/// The whole defaults table of docs/MATH.md: the core's ([`posgeo::options::markdown_table`])
+/// and this crate's rows.
+pub fn markdown_table() -> String {
+    posgeo::options::markdown_table() + &posgeo::options::markdown_rows(LEARN, &LearnParams::default(), "train ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_docs_table_is_the_generated_one() {
+        let docs = include_str!("../../../docs/MATH.md");
+        let table = super::markdown_table();
+        assert!(docs.contains(&table), "docs/MATH.md's options table is out of date; replace it with:\n\n{table}");
+    }
+}

@@ -4,7 +4,7 @@
 //! from seeded permutations; masked-token targets (each real position chosen with
 //! probability `mask_rate`, at least one per sequence, replaced by `<mask>`).
 
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

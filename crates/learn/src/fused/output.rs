@@ -8,7 +8,7 @@ use super::kernels::simd_op;
 use super::layout::CHUNK;
 use super::matmul::{mm, View};
 use super::{Fused, Scored};
-use crate::learn::data::Batch;
+use crate::data::Batch;
 
 impl Fused {
     /// The loss at the chosen positions of `batch` (after [`Fused::forward`]); with `train`,

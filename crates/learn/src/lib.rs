@@ -1,5 +1,8 @@
+//! # posgeo-learn — what training does with position
+//!
 //! **Learning: what training does with position** (docs/MATH.md §16; the paper's Theorem 4
-//! and its monotonicity conjecture). A small transformer encoder ([`net`]) is trained by
+//! and its monotonicity conjecture): the layer above the numeric core (`posgeo`), whose
+//! analysis, stress and monotonicity it measures the trained tables with. A small transformer encoder ([`net`]) is trained by
 //! masked-token prediction on the corpus's own sequences ([`data`]), once per position
 //! signal and run seed ([`train`]); trainable position tables are measured against the
 //! corpus metric D as they learn (σ*, Spearman, monotonicity, separation
@@ -24,13 +27,19 @@ pub mod estimate;
 pub mod fused;
 pub mod init;
 pub mod net;
+pub mod options;
 pub mod oracle;
 pub mod preset;
 pub mod significance;
 pub mod summary;
 pub mod train;
 
-use crate::error::{PosgeoError, Result};
+/// Fixtures the tests of this crate and of the crates above it share (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod test_support;
+
+use posgeo::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
 
 pub use context::Context;
@@ -168,7 +177,7 @@ impl Default for LearnParams {
 impl LearnParams {
     /// Checks every option's range, and the relations between them.
     pub fn validate(&self) -> Result<()> {
-        crate::options::check_all(crate::options::LEARN, self)?;
+        posgeo::options::check_all(crate::options::LEARN, self)?;
         if self.d_model % self.heads != 0 || (self.d_model / self.heads) % 2 != 0 {
             return Err(PosgeoError::option(
                 "d_model",
@@ -193,15 +202,15 @@ impl LearnParams {
 /// run, the experiment does not read it) and the tokens of its first sequences, as `posgeo
 /// train`, `posgeo.train` and the page's Learn panel all prepare it.
 pub fn prepare(
-    table: &crate::counts::CountsTable,
+    table: &posgeo::counts::CountsTable,
     first: &[String],
-    params: &crate::analysis::AnalysisParams,
+    params: &posgeo::analysis::AnalysisParams,
     learn: &LearnParams,
-    progress: &mut dyn FnMut(crate::analysis::Progress) -> bool,
+    progress: &mut dyn FnMut(posgeo::analysis::Progress) -> bool,
 ) -> Result<Context> {
     let mut params = params.clone();
     params.encodings.smacof_max_iter = 0;
-    let analysis = crate::analysis::analyze_table(table, Vec::new(), &params, &[], progress)?;
+    let analysis = posgeo::analysis::analyze_table(table, Vec::new(), &params, &[], progress)?;
     let tokenizer = params.tokenizer();
     let seqs: Vec<Vec<String>> = first.iter().map(|l| tokenizer.tokens(l, params.max_len)).collect();
     Context::new(&seqs, &analysis, learn)
@@ -245,7 +254,7 @@ pub fn run_all(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = (jobs.len() * ctx.params.steps).max(1) as f64;
     let cancelled = std::sync::atomic::AtomicBool::new(false);
-    crate::par::map(jobs.len(), |k| {
+    posgeo::par::map(jobs.len(), |k| {
         use std::sync::atomic::Ordering::Relaxed;
         let mut tick = |t: train::Tick<'_>| {
             if !matches!(t, train::Tick::Step(_)) {

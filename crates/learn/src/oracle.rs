@@ -10,8 +10,8 @@ use super::init::Init;
 use super::net::{fail, Net, Shape};
 use super::train::{learning_rate, Model};
 use super::{Context, Signal};
-use crate::error::{PosgeoError, Result};
 use candle_core::Var;
+use posgeo::error::{PosgeoError, Result};
 
 /// The candle graph with candle-nn's AdamW (one instance for the 2-D tensors with decoupled
 /// weight decay 0.01, one without for the rest).

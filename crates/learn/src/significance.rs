@@ -10,7 +10,7 @@
 //!   larger of their ranges over seeds; with one seed, by more than 1 % of the other's loss.
 
 use super::SignalSummary;
-use crate::measures::stress::{doubled_ranks, spearman};
+use posgeo::measures::stress::{doubled_ranks, spearman};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -4,11 +4,11 @@
 use super::data::Batch;
 use super::net::{Net, Shape};
 use super::*;
-use crate::analysis::Analysis;
+use posgeo::analysis::Analysis;
 
 /// A small synthetic corpus, its analysis and its whitespace tokens.
 fn corpus(sequences: usize, positions: usize) -> (Analysis, Vec<Vec<String>>) {
-    crate::test_support::learn_corpus(sequences, positions)
+    posgeo::test_support::learn_corpus(sequences, positions)
 }
 
 pub(super) fn small(signals: &[Signal], steps: usize) -> LearnParams {
@@ -85,8 +85,8 @@ fn a_learned_tables_reported_stress_is_stress_on_the_table() {
     let run = train::run(&ctx, Signal::LearnedPmds, 1, None, &mut |_| true).unwrap();
     let table = run.table.clone().unwrap();
     let (n, d) = (analysis.counts.n, 8);
-    let points = crate::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
-    let direct = crate::measures::stress::stress(&points.distances(), &analysis.distances).unwrap();
+    let points = posgeo::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
+    let direct = posgeo::measures::stress::stress(&points.distances(), &analysis.distances).unwrap();
     let reported = run.records.last().unwrap().table.clone().unwrap();
     assert_eq!(reported.scaled_stress, direct.scaled_stress);
     assert_eq!(reported.spearman, direct.spearman);
@@ -183,10 +183,10 @@ fn training_positions_restrict_the_geometry() {
     let ctx = Context::new(&seqs, &analysis, &p).unwrap();
     assert_eq!(ctx.data.n, 7);
     assert!(ctx.data.train.iter().chain(&ctx.data.held).all(|s| s.len() <= 7));
-    let sub = crate::metric::DistanceMatrix::from_fn(7, |i, j| analysis.distances.get(i, j));
+    let sub = posgeo::metric::DistanceMatrix::from_fn(7, |i, j| analysis.distances.get(i, j));
     let table = ctx.table(Signal::Sinusoidal, 1).unwrap().unwrap();
-    let points = crate::points::Points::from_fn(7, 8, |i, k| table[i * 8 + k] as f64);
-    let direct = crate::measures::stress::stress(&points.distances(), &sub).unwrap().scaled_stress;
+    let points = posgeo::points::Points::from_fn(7, 8, |i, k| table[i * 8 + k] as f64);
+    let direct = posgeo::measures::stress::stress(&points.distances(), &sub).unwrap().scaled_stress;
     assert_eq!(ctx.fixed_stress(Signal::Sinusoidal, 1).unwrap(), Some(direct));
     let pmds = ctx.fixed_stress(Signal::Pmds, 1).unwrap().unwrap();
     assert!(pmds < 1e-6, "PMDS of the restricted D fits it: {pmds}");
@@ -204,8 +204,8 @@ fn the_low_rank_table_is_a_times_b_transposed() {
     let run = train::run(&ctx, Signal::LowRank, 1, None, &mut |_| true).unwrap();
     let table = run.table.clone().unwrap();
     let (n, d) = (ctx.data.n, 8);
-    let points = crate::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
-    let direct = crate::measures::stress::stress(&points.distances(), &analysis.distances).unwrap();
+    let points = posgeo::points::Points::from_fn(n, d, |i, k| table[i * d + k] as f64);
+    let direct = posgeo::measures::stress::stress(&points.distances(), &analysis.distances).unwrap();
     assert_eq!(run.records.last().unwrap().table.as_ref().unwrap().scaled_stress, direct.scaled_stress);
     // Its initial A·Bᵀ has entries of standard deviation about 0.02.
     let shape = ctx.shape();

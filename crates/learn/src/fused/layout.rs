@@ -5,7 +5,7 @@
 use super::super::init::Init;
 use super::super::net::Shape;
 use super::super::Signal;
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 
 /// One block's parameter offsets.
 #[derive(Debug, Clone, Copy)]
@@ -188,18 +188,18 @@ pub fn memory_bytes(shape: Shape, batch: usize, signal: Signal) -> u64 {
 }
 
 /// Fails, before anything is allocated, when a trainer's buffers would exceed the memory
-/// budget ([`crate::limits::budget`]), naming the options that shrink them.
+/// budget ([`posgeo::limits::budget`]), naming the options that shrink them.
 pub fn check_memory(shape: Shape, batch: usize, signal: Signal) -> Result<()> {
-    let (need, budget) = (memory_bytes(shape, batch, signal), crate::limits::budget());
+    let (need, budget) = (memory_bytes(shape, batch, signal), posgeo::limits::budget());
     if need <= budget {
         return Ok(());
     }
     Err(PosgeoError::TooLarge(format!(
         "training needs {} for its buffers (batch {batch} × {} positions; the attention alone takes batch × {} heads × \
          positions² values a layer), more than the {} available here: lower `batch`, or `max_len` (the positions)",
-        crate::limits::human(need),
+        posgeo::limits::human(need),
         shape.n,
         shape.heads,
-        crate::limits::human(budget),
+        posgeo::limits::human(budget),
     )))
 }
