@@ -5,12 +5,15 @@ use posgeo_web::app::Msg;
 use posgeo_web::dom::{elements::Elements, runtime};
 use wasm_bindgen_test::*;
 
-/// The page's body, as index.html has it, in this test page.
+/// The page's body, as index.html has it, added to this test page (beside the test runner's
+/// own elements, which must stay).
 fn install_the_page() {
     let html = include_str!("../../../../www/index.html");
     let body = &html[html.find("<body>").unwrap() + 6..html.find("</body>").unwrap()];
     let document = web_sys::window().unwrap().document().unwrap();
-    document.body().unwrap().set_inner_html(body);
+    let page = document.create_element("div").unwrap();
+    page.set_inner_html(body);
+    document.body().unwrap().append_child(&page).unwrap();
     runtime::install(Elements::find().unwrap());
 }
 
