@@ -19,12 +19,21 @@ W_o, W₁, W₂). Trainable: every tensor, `pos` only for learned and learned_pm
 checked against §16's schedule (w = ⌊steps/10⌋; lr·(t+1)/w for t < w, else lr).
 
 Each step's loss is computed at the weights before that step's update and compared with
-run.json's train_loss[t] for the first --steps steps (float64 by default).
+run.json's train_loss[t] for the first --steps steps (float64 by default). When every step of the
+run is replayed, the weights after the last one are compared with final.safetensors: per tensor
+max|ours − dump| / max|dump|, the largest over the tensors must be within --wtol.
 
-Usage: train_ref.py DIR [--steps 20] [--tol 1e-4] [--signal NAME ...] [--dtype float64|float32] [-v]
-DIR holds one folder per signal (init.safetensors, batches.safetensors, run.json). stdout gets
-one line `SIGNAL MAX_ABS_DIFF STEPS_COMPARED` per signal; stderr a table. Exit 1 if a |diff| > tol (or the dump
-is inconsistent), else 0.
+--control makes this reference wrong on purpose, to show that the replay sees the difference (a
+negative control: the replay must then FAIL): `no-decay` drops the decoupled weight decay,
+`warmup` starts the warm-up one step late (lr·t/w for t < w, its own schedule instead of the
+dump's).
+
+Usage: train_ref.py DIR [--steps 20] [--tol 1e-4] [--wtol 1e-4] [--signal NAME ...]
+       [--dtype float64|float32] [--control no-decay|warmup] [-v]
+DIR holds one folder per signal (init.safetensors, batches.safetensors, final.safetensors,
+run.json). stdout gets one line `SIGNAL MAX_ABS_DIFF STEPS_COMPARED FINAL_REL_DIFF` per signal
+(`-` when the final weights were not compared); stderr a table. Exit 1 if a |diff| > tol or the
+final weights differ by more than wtol (or the dump is inconsistent), else 0.
 """
 import argparse
 import json
@@ -56,7 +65,7 @@ def schedule(lr, steps):
     return [lr * (t + 1) / w if t < w else lr for t in range(steps)]
 
 
-def load_dump(folder, signal):
+def load_dump(folder, signal, check_schedule=True):
     """(run, init, batches) of one signal's folder, checked for consistency with §16."""
     from safetensors.numpy import load_file
     with open(os.path.join(folder, "run.json")) as f:
@@ -93,7 +102,7 @@ def load_dump(folder, signal):
     if len(lrs) != len(want):
         raise DumpError(f"{folder}: lr_per_step has {len(lrs)} entries, steps = {len(want)}")
     for t, (a, b) in enumerate(zip(lrs, want)):
-        if abs(a - b) > 1e-12 * abs(b):
+        if check_schedule and abs(a - b) > 1e-12 * abs(b):
             raise DumpError(f"{folder}: lr_per_step[{t}] = {a!r} but §16's schedule gives {b!r} "
                             f"(lr {opt['lr']}, steps {opt['steps']}, w = {opt['steps'] // 10})")
     return run, init, batches
@@ -149,7 +158,7 @@ def loss_fn(p, inp, target, chosen, signal, layers, heads, pad):
     return (nll * c).sum() / c.sum()
 
 
-def make_step(signal, layers, heads, pad):
+def make_step(signal, layers, heads, pad, decay=WEIGHT_DECAY):
     """One jitted step: (loss before the update, AdamW-updated trainable weights and moments)."""
     def step(train, fixed, m, v, t, lr, inp, target, chosen):
         loss, g = jax.value_and_grad(lambda tr: loss_fn(
@@ -158,7 +167,7 @@ def make_step(signal, layers, heads, pad):
         new, m2, v2 = {}, {}, {}
         for name, th in train.items():
             if name.split(".")[-1] in DECAYED:  # exactly the 2-D tensors
-                th = th * (1 - lr * WEIGHT_DECAY)
+                th = th * (1 - lr * decay)
             m2[name] = BETA1 * m[name] + (1 - BETA1) * g[name]
             v2[name] = BETA2 * v[name] + (1 - BETA2) * g[name] ** 2
             denom = jnp.sqrt(v2[name]) / jnp.sqrt(bc2) + ADAM_EPS
@@ -167,12 +176,18 @@ def make_step(signal, layers, heads, pad):
     return jax.jit(step)
 
 
-def replay(folder, signal, steps, dtype):
-    """(reference losses, dumped losses) of the first min(steps, dumped) steps."""
-    run, init, batches = load_dump(folder, signal)
+def replay(folder, signal, steps, dtype, control=None):
+    """(reference losses, dumped losses, the final weights' largest relative difference or None)
+    of the first min(steps, dumped) steps."""
+    run, init, batches = load_dump(folder, signal, check_schedule=control != "warmup")
     opt = run["options"]
     count = min(steps, len(run["train_loss"]), batches["input"].shape[0])
-    step = make_step(signal, opt["layers"], opt["heads"], run["special_ids"]["pad"])
+    decay = 0.0 if control == "no-decay" else WEIGHT_DECAY
+    step = make_step(signal, opt["layers"], opt["heads"], run["special_ids"]["pad"], decay)
+    lrs = run["lr_per_step"]
+    if control == "warmup":
+        w = opt["steps"] // 10
+        lrs = [opt["lr"] * t / w if t < w else opt["lr"] for t in range(opt["steps"])]
     train = {k: jnp.asarray(a, dtype) for k, a in init.items()
              if k != "pos" or signal in TRAINABLE_POS}
     fixed = {k: jnp.asarray(a, dtype) for k, a in init.items() if k not in train}
@@ -183,11 +198,21 @@ def replay(folder, signal, steps, dtype):
     ours = []
     for t in range(count):
         loss, train, m, v = step(train, fixed, m, v, jnp.asarray(t + 1, dtype),
-                                 jnp.asarray(run["lr_per_step"][t], dtype),
+                                 jnp.asarray(lrs[t], dtype),
                                  ids["input"][t], ids["target"][t], chosen[t])
         ours.append(float(loss))
     theirs = [math.nan if x is None else float(x) for x in run["train_loss"][:count]]  # null: NaN
-    return ours, theirs
+    final = os.path.join(folder, "final.safetensors")
+    if count < len(run["train_loss"]) or not os.path.isfile(final):
+        return ours, theirs, None
+    from safetensors.numpy import load_file
+    dumped = load_file(final)
+    ref = {**train, **fixed}
+    if set(dumped) != set(ref):
+        raise DumpError(f"{folder}: final.safetensors names {sorted(dumped)}, expected {sorted(ref)}")
+    rel = max(float(np.max(np.abs(np.asarray(ref[k], np.float64) - dumped[k])))
+              / max(float(np.max(np.abs(dumped[k]))), 1e-30) for k in dumped)
+    return ours, theirs, rel
 
 
 def main(argv=None):
@@ -196,6 +221,8 @@ def main(argv=None):
     ap.add_argument("dir")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--wtol", type=float, default=1e-4)
+    ap.add_argument("--control", choices=("no-decay", "warmup"))
     ap.add_argument("--signal", nargs="+", action="extend", choices=SIGNALS, metavar="NAME")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     ap.add_argument("-v", "--verbose", action="store_true", help="every step's losses (stderr)")
@@ -210,28 +237,28 @@ def main(argv=None):
     for s in signals:
         folder = os.path.join(args.dir, s)
         try:
-            ours, theirs = replay(folder, s, args.steps, args.dtype)
+            ours, theirs, rel = replay(folder, s, args.steps, args.dtype, args.control)
         except (DumpError, OSError, KeyError) as e:
             sys.exit(f"train_ref: FAIL ({s}): {type(e).__name__}: {e}")
         if not ours:
             sys.exit(f"train_ref: FAIL ({s}): the dump has no step")
         diffs = [abs(a - b) if math.isfinite(a - b) else math.inf for a, b in zip(ours, theirs)]
         worst = int(np.argmax(diffs))
-        rows.append((s, len(diffs), diffs[worst], worst))
-        print(f"{s} {diffs[worst]:.6e} {len(diffs)}", flush=True)
+        rows.append((s, len(diffs), diffs[worst], worst, rel))
+        print(f"{s} {diffs[worst]:.6e} {len(diffs)} {'-' if rel is None else f'{rel:.6e}'}", flush=True)
         if args.verbose:
             for t, (a, b) in enumerate(zip(ours, theirs)):
                 print(f"  {s} step {t}: ref {a:.10f} dump {b:.10f} diff {a - b:+.3e}",
                       file=sys.stderr)
-        if diffs[worst] > args.tol:
+        if diffs[worst] > args.tol or (rel is not None and rel > args.wtol):
             failed.append(s)
-    print(f"{'signal':<14}{'steps':>6}{'max|diff|':>12}{'at step':>9}   ({args.dtype}, tol "
-          f"{args.tol:g})", file=sys.stderr)
-    for s, count, d, t in rows:
-        print(f"{s:<14}{count:>6}{d:>12.3e}{t:>9}", file=sys.stderr)
+    print(f"{'signal':<14}{'steps':>6}{'max|diff|':>12}{'at step':>9}{'final rel':>12}   ({args.dtype}, "
+          f"tol {args.tol:g}, wtol {args.wtol:g})", file=sys.stderr)
+    for s, count, d, t, rel in rows:
+        print(f"{s:<14}{count:>6}{d:>12.3e}{t:>9}{'-' if rel is None else f'{rel:.3e}':>12}", file=sys.stderr)
     if failed:
-        sys.exit(f"train_ref: FAIL: loss differs from the dump by more than {args.tol:g} for "
-                 f"{', '.join(failed)}")
+        sys.exit(f"train_ref: FAIL: the losses differ from the dump by more than {args.tol:g}, or the "
+                 f"final weights by more than {args.wtol:g}, for {', '.join(failed)}")
     print(f"train_ref: OK, {len(rows)} signal(s) within {args.tol:g}", file=sys.stderr)
 
 

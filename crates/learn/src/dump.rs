@@ -1,8 +1,9 @@
 //! **A run's dump for replay** (docs/MATH.md §16): `init.safetensors` (the initial weights,
-//! F32), `batches.safetensors` (I64 `input` and `target`, U8 `chosen`, steps×B×n) and
-//! `run.json` (the options, the vocabulary in id order, the special ids, n, the signal, each
-//! step's learning rate and training loss). An independent implementation that starts
-//! from these weights and batches must reproduce every loss.
+//! F32), `batches.safetensors` (I64 `input` and `target`, U8 `chosen`, steps×B×n),
+//! `final.safetensors` (every weight after the last step) and `run.json` (the options, the
+//! vocabulary in id order, the special ids, n, the signal, each step's learning rate and
+//! training loss). An independent implementation that starts from these weights and batches
+//! must reproduce every loss, and the final weights.
 
 use super::data::{MASK, PAD, SPECIALS, UNK};
 use super::train::{Run, Trace};
@@ -24,8 +25,17 @@ fn serialize(tensors: Vec<(String, Dtype, Vec<usize>, Vec<u8>)>) -> Result<Vec<u
     safetensors::serialize(views, None).map_err(bad)
 }
 
-/// The three files of a run, as (file name, bytes).
+/// The four files of a run, as (file name, bytes).
 pub fn files(ctx: &Context, run: &Run, trace: &Trace) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let shape = |name: &str| trace.init.iter().find(|i| i.0 == name).map(|i| i.1.clone());
+    let last = trace
+        .last
+        .iter()
+        .map(|(name, data)| {
+            let dims = shape(name).ok_or_else(|| bad(format!("{name} has no initial tensor")))?;
+            Ok((name.clone(), Dtype::F32, dims, data.iter().flat_map(|v| v.to_le_bytes()).collect()))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let init = trace
         .init
         .iter()
@@ -57,6 +67,7 @@ pub fn files(ctx: &Context, run: &Run, trace: &Trace) -> Result<Vec<(&'static st
     Ok(vec![
         ("init.safetensors", serialize(init)?),
         ("batches.safetensors", serialize(batches)?),
+        ("final.safetensors", serialize(last)?),
         ("run.json", serde_json::to_vec_pretty(&json).map_err(bad)?),
     ])
 }

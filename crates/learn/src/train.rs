@@ -86,6 +86,8 @@ pub struct Trace {
     pub init: Vec<(String, Vec<usize>, Vec<f32>)>,
     /// The training batches, in step order.
     pub batches: Vec<Batch>,
+    /// (name, data) of every tensor after the last step, in the initial tensors' order.
+    pub last: Vec<(String, Vec<f32>)>,
 }
 
 /// The learning rate of step `t` (0-based): lr·(t + 1)/w for t < w = ⌊steps/10⌋, lr after.
@@ -109,6 +111,10 @@ pub trait Model: Sized {
     fn evaluate(&mut self, held: &[Batch]) -> Result<(f64, f64)>;
     /// The position table (n×d, row-major) of an additive signal.
     fn table(&self) -> Result<Option<Vec<f32>>>;
+    /// Every tensor's current value, by name (a dump's final weights; none by default).
+    fn tensors(&self) -> Vec<(String, Vec<f32>)> {
+        Vec::new()
+    }
 }
 
 impl Model for Fused {
@@ -120,6 +126,9 @@ impl Model for Fused {
     }
     fn evaluate(&mut self, held: &[Batch]) -> Result<(f64, f64)> {
         Fused::evaluate(self, held)
+    }
+    fn tensors(&self) -> Vec<(String, Vec<f32>)> {
+        Fused::tensors(self)
     }
     fn table(&self) -> Result<Option<Vec<f32>>> {
         Ok(Fused::table(self))
@@ -229,6 +238,9 @@ pub fn run_with<M: Model>(
     }
     if trainable {
         run.table = net.table()?;
+    }
+    if let Some(t) = trace {
+        t.last = net.tensors();
     }
     Ok(run)
 }
