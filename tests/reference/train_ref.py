@@ -26,10 +26,14 @@ max|ours − dump| / max|dump|, the largest over the tensors must be within --wt
 --control makes this reference wrong on purpose, to show that the replay sees the difference (a
 negative control: the replay must then FAIL): `no-decay` drops the decoupled weight decay,
 `warmup` starts the warm-up one step late (lr·t/w for t < w, its own schedule instead of the
-dump's).
+dump's), `table` builds the sinusoids with base 1000.
+
+The fixed tables are checked against their definitions before the replay: `sinusoidal`'s pos
+is §5's table (P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k), ω_k = 10000^(−2k/d)) divided by
+its RMS over the n·d entries, to 1e-6; `random`'s, `pmds`'s and `pmds_r`'s RMS is 1.
 
 Usage: train_ref.py DIR [--steps 20] [--tol 1e-4] [--wtol 1e-4] [--signal NAME ...]
-       [--dtype float64|float32] [--control no-decay|warmup] [-v]
+       [--dtype float64|float32] [--control no-decay|warmup|table] [-v]
 DIR holds one folder per signal (init.safetensors, batches.safetensors, final.safetensors,
 run.json). stdout gets one line `SIGNAL MAX_ABS_DIFF STEPS_COMPARED FINAL_REL_DIFF` per signal
 (`-` when the final weights were not compared); stderr a table. Exit 1 if a |diff| > tol or the
@@ -176,10 +180,34 @@ def make_step(signal, layers, heads, pad, decay=WEIGHT_DECAY):
     return jax.jit(step)
 
 
+def check_table(folder, signal, pos, control):
+    """The fixed table of `signal` against its definition (DumpError if it is not)."""
+    pos = np.asarray(pos, np.float64)
+    n, d = pos.shape
+    if signal == "sinusoidal":
+        base = 1000.0 if control == "table" else 10000.0
+        want = np.zeros((n, d))
+        for k in range((d + 1) // 2):
+            w = base ** (-2.0 * k / d)
+            want[:, 2 * k] = np.sin(np.arange(n) * w)
+            if 2 * k + 1 < d:
+                want[:, 2 * k + 1] = np.cos(np.arange(n) * w)
+        want /= np.sqrt(np.mean(want ** 2))
+        worst = float(np.max(np.abs(pos - want)))
+        if worst > 1e-6:
+            raise DumpError(f"{folder}: pos is not §5's sinusoidal table over its RMS (max |diff| {worst:.3e})")
+    elif signal in ("random", "pmds", "pmds_r"):
+        rms = float(np.sqrt(np.mean(pos ** 2)))
+        if abs(rms - 1.0) > 1e-6:
+            raise DumpError(f"{folder}: pos's RMS is {rms!r}, not 1")
+
+
 def replay(folder, signal, steps, dtype, control=None):
     """(reference losses, dumped losses, the final weights' largest relative difference or None)
     of the first min(steps, dumped) steps."""
     run, init, batches = load_dump(folder, signal, check_schedule=control != "warmup")
+    if signal in ADDITIVE:
+        check_table(folder, signal, init["pos"], control)
     opt = run["options"]
     count = min(steps, len(run["train_loss"]), batches["input"].shape[0])
     decay = 0.0 if control == "no-decay" else WEIGHT_DECAY
@@ -222,7 +250,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--wtol", type=float, default=1e-4)
-    ap.add_argument("--control", choices=("no-decay", "warmup"))
+    ap.add_argument("--control", choices=("no-decay", "warmup", "table"))
     ap.add_argument("--signal", nargs="+", action="extend", choices=SIGNALS, metavar="NAME")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     ap.add_argument("-v", "--verbose", action="store_true", help="every step's losses (stderr)")

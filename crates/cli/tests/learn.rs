@@ -61,8 +61,9 @@ fn replayed(line: &str) -> (f64, usize, f64) {
 /// An independent implementation (tests/reference/train_ref.py, JAX, float64) replays every
 /// signal's dump from the same initial weights and batches: each of the 20 losses agrees to
 /// 1e-4, and every weight after the 20th step to 1e-4 of its tensor's largest. Negative
-/// controls: the same reference without weight decay, or with the warm-up a step late, fails —
-/// without decay the losses alone still agree to 1e-4, the final weights do not.
+/// controls: the same reference without weight decay, with the warm-up a step late, or with
+/// sinusoids of another base, fails — without decay the losses alone still agree to 1e-4, the
+/// final weights do not.
 #[test]
 fn a_jax_replay_of_the_dump_gives_every_loss_and_the_final_weights() {
     let dir = scratch("replay");
@@ -87,6 +88,9 @@ fn a_jax_replay_of_the_dump_gives_every_loss_and_the_final_weights() {
     assert!(!ok && diff < 1e-4 && weights > 1e-4, "without decay: {text}");
     let (ok, text) = replay(&dump, &["--signal", "learned", "--control", "warmup"]);
     assert!(!ok && replayed(text.lines().next().unwrap()).0 > 1e-4, "the warm-up a step late: {text}");
+    // The fixed tables are checked against their definitions: the sinusoids of another base fail.
+    let (ok, text) = replay(&dump, &["--signal", "sinusoidal", "--control", "table"]);
+    assert!(!ok && text.contains("pos is not §5's sinusoidal table"), "{text}");
 }
 
 fn ranks(v: &[f64]) -> Vec<f64> {
