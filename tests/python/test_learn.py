@@ -116,6 +116,27 @@ def test_progress_and_a_stop(synth):
         posgeo.train(synth, signals=SIGNALS, progress=stop, **SMALL)
 
 
+def test_rho_and_its_p_value_equal_scipys(synth):
+    """The finding's ρ is scipy's Spearman of held-out loss against σ* over the signals with a
+    σ*, and its p-value scipy's exact permutation test of |ρ| (every pairing counted)."""
+    from scipy import stats
+
+    signals = ["nope", "sinusoidal", "random", "pmds", "learned", "learned_pmds"]
+    t = posgeo.train(synth, signals=signals, progress=False, **SMALL).to_dict()
+    pairs = [(s["held_loss"], s["scaled_stress"]) for s in t["signals"] if s["scaled_stress"] is not None]
+    assert len(pairs) == 6
+    loss, stress = (np.array(v) for v in zip(*pairs))
+    rho = stats.spearmanr(loss, stress).statistic
+    assert abs(t["finding"]["rho"] - rho) < 1e-12
+    # One sample, the losses, paired with the fixed σ*s in every one of the 6! orders.
+    test = stats.permutation_test((loss,), lambda x: abs(stats.spearmanr(x, stress).statistic),
+                                  permutation_type="pairings", alternative="greater", vectorized=False,
+                                  n_resamples=np.inf)
+    assert len(test.null_distribution) == math.factorial(6), "exact: every ordering"
+    assert abs(t["finding"]["p_value"] - test.pvalue) < 1e-12, (t["finding"], test.pvalue)
+    assert t["finding"]["determined"] == (test.pvalue <= 0.05 and rho != 0)
+
+
 def test_the_lecture_preset_equals_the_cli(synth):
     """``preset="lecture"`` is ``posgeo train --preset lecture``: its signals, steps, batch and
     record interval, the other options as given."""
