@@ -137,6 +137,39 @@ def test_rho_and_its_p_value_equal_scipys(synth):
     assert t["finding"]["determined"] == (test.pvalue <= 0.05 and rho != 0)
 
 
+def test_a_summary_over_seeds_is_its_runs_means_and_ranges(synth):
+    """With two seeds, each signal's row is the mean and range of its runs' final records, ρ is
+    Spearman's over the seed means, and ρ's range is the smallest and largest ρ seed by seed (the
+    fixed signals' σ* is the same for every seed)."""
+    from scipy import stats
+
+    signals = ["nope", "sinusoidal", "learned"]
+    t = posgeo.train(synth, signals=signals, seeds=2, progress=False, **SMALL).to_dict()
+    runs = {(r["signal"], r["seed"]): r["records"][-1] for r in t["runs"]}
+    assert set(runs) == {(s, k) for s in signals for k in (1, 2)}
+    by = {s["signal"]: s for s in t["signals"]}
+    for s in signals:
+        losses = [runs[(s, k)]["held_loss"] for k in (1, 2)]
+        assert by[s]["seeds"] == 2
+        assert math.isclose(by[s]["held_loss"], np.mean(losses), rel_tol=1e-12)
+        assert by[s]["held_loss_range"] == [min(losses), max(losses)]
+        accuracy = np.mean([runs[(s, k)]["held_accuracy"] for k in (1, 2)])
+        assert math.isclose(by[s]["held_accuracy"], accuracy, rel_tol=1e-12)
+    tables = [runs[("learned", k)]["table"] for k in (1, 2)]
+    for key in ("scaled_stress", "separation", "monotonicity"):
+        assert math.isclose(by["learned"][key], np.mean([x[key] for x in tables]), rel_tol=1e-12), key
+
+    def stress(s, k):
+        return tables[k - 1]["scaled_stress"] if s == "learned" else by[s]["scaled_stress"]
+
+    per_seed = [stats.spearmanr([runs[(s, k)]["held_loss"] for s in signals], [stress(s, k) for s in signals]).statistic
+                for k in (1, 2)]
+    means = stats.spearmanr([by[s]["held_loss"] for s in signals], [by[s]["scaled_stress"] for s in signals]).statistic
+    assert math.isclose(t["finding"]["rho"], means, abs_tol=1e-12)
+    assert t["finding"]["rho_range"] == pytest.approx([min(per_seed), max(per_seed)], abs=1e-12)
+    assert t["finding"]["seeds"] == 2
+
+
 def test_the_lecture_preset_equals_the_cli(synth):
     """``preset="lecture"`` is ``posgeo train --preset lecture``: its signals, steps, batch and
     record interval, the other options as given."""

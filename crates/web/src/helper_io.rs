@@ -125,11 +125,11 @@ impl Beside for JsBeside<'_> {
     }
 }
 
-/// The helper's side: a helper message's job done and answered. Returns false when the
-/// message is not a helper message (a page's request).
-pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
-    let Some(items) = data.dyn_ref::<js_sys::Array>() else { return false };
-    let Ok(bytes) = items.get(0).dyn_into::<js_sys::Uint8Array>() else { return false };
+/// The helper's side: a helper message's job ([`crate::js::Inbound::HelperJob`]) done and
+/// answered.
+pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
+    let items: js_sys::Array = data.clone().unchecked_into();
+    let bytes: js_sys::Uint8Array = items.get(0).unchecked_into();
     let answer = match decode::<Job>(&bytes.to_vec()) {
         Ok(job) => {
             let beside = JsBeside { items: items.clone(), scope };
@@ -140,5 +140,4 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     if let Some(answer) = answer {
         post_answer(scope, &answer);
     }
-    true
 }

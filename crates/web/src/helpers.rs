@@ -159,22 +159,11 @@ async fn started(k: usize) -> Option<Vec<Worker>> {
     Some(ready)
 }
 
-/// The page's `{ warm: true }` (a file for the helpers was chosen): [`warm`]. Returns false
-/// for any other message.
-pub fn serve_warm(data: &JsValue) -> bool {
-    // A page's message without `warm` (a request) is not one: nothing to report.
-    let asked = crate::js::get(data, crate::js::Key::Warm).is_some_and(|v| v.is_truthy());
-    if asked {
-        warm();
-    }
-    asked
-}
-
 /// Starts a helper per core into the pool, in the background, unless the pool holds some
 /// or they are being started: the page asks for it when a file the helpers will count is
 /// chosen, so that its run finds them loaded instead of waiting for the module to load in
 /// each (about 0.2 s of a first IMDB-sized upload here).
-fn warm() {
+pub fn warm() {
     let k = cores();
     if k < 2 || pooled() > 0 || WARMING.with(|w| w.borrow().is_some()) {
         return;

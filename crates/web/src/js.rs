@@ -162,3 +162,44 @@ pub fn describe(e: &JsValue) -> String {
         None => e.as_string().unwrap_or_else(|| format!("{e:?}")),
     }
 }
+
+/// What a message to a worker is, told by the one property that names each kind (a helper's
+/// job is an array whose first item is its postcard bytes). The worker dispatches on this,
+/// once, instead of offering the message to each of its parts in turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inbound {
+    /// `{ warm: true }`: start the helper workers now.
+    Warm,
+    /// `[job bytes, …]`: a job for this worker as a helper.
+    HelperJob,
+    /// `{ learn_summarise }`: every training worker's runs, to summarise.
+    Summarise,
+    /// `{ learn_request, … }`: a training (or a part of one).
+    Training,
+    /// `{ request, … }`: an analysis.
+    Analysis,
+    /// None of these: the properties it has, to name it in the error.
+    Unknown(String),
+}
+
+/// The kind of `data` (see [`Inbound`]).
+pub fn inbound(data: &JsValue) -> Inbound {
+    if let Some(items) = data.dyn_ref::<js_sys::Array>() {
+        if items.get(0).is_instance_of::<Uint8Array>() {
+            return Inbound::HelperJob;
+        }
+    }
+    let has = |key: Key| get(data, key).is_some();
+    match () {
+        () if flag(data, Key::Warm) => Inbound::Warm,
+        () if has(Key::LearnSummarise) => Inbound::Summarise,
+        () if has(Key::LearnRequest) => Inbound::Training,
+        () if has(Key::Request) => Inbound::Analysis,
+        () => {
+            let keys = data
+                .dyn_ref::<Object>()
+                .map(|o| Object::keys(o).iter().filter_map(|v| v.as_string()).collect::<Vec<_>>().join(", "));
+            Inbound::Unknown(keys.unwrap_or_else(|| format!("{data:?}")))
+        }
+    }
+}

@@ -64,19 +64,19 @@ fn summarise(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     true
 }
 
-/// Runs a training request; false when the message is not one.
-pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+/// Runs a training request or summarises a training's runs ([`js::Inbound::Training`],
+/// [`js::Inbound::Summarise`]).
+pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     if summarise(scope, data) {
-        return true;
+        return;
     }
-    let Some(json) = js::text(data, Key::LearnRequest) else {
-        return false;
-    };
+    let json = js::text(data, Key::LearnRequest).unwrap_or_default();
     let req: LearnRequest = match serde_json::from_str(&json) {
         Ok(r) => r,
         Err(e) => {
-            post(scope, &LearnResponse::Error { id: 0, message: format!("malformed training request ({e})") });
-            return true;
+            let id = serde_json::from_str::<serde_json::Value>(&json).ok().and_then(|v| v["id"].as_u64()).unwrap_or(0);
+            let message = format!("the training worker could not read training {id}'s request ({e})");
+            return post(scope, &LearnResponse::Error { id: u32::try_from(id).unwrap_or(0), message });
         }
     };
     let (bytes, tokenizer, model) =
@@ -103,12 +103,11 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
             Ok(ctx) => KEPT.with(|k| *k.borrow_mut() = Some((id, ctx))),
             Err(e) => post(scope, &LearnResponse::Error { id, message: e.message_for(Frontend::Page) }),
         }
-        return true;
+        return;
     }
     let answer = match job::run(&req, files, &mut |r| post(scope, &r)) {
         Ok(e) => LearnResponse::Done { id, experiment: Box::new(e) },
         Err(e) => LearnResponse::Error { id, message: e.message_for(Frontend::Page) },
     };
     post(scope, &answer);
-    true
 }

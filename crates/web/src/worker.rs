@@ -311,38 +311,53 @@ pub fn start() {
     let queue: Queue = Rc::default();
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
-        // A helper's job ([`super::helper_io`]), or the Learn panel's.
-        let served =
-            super::helpers::serve_warm(&data) || super::helper_io::serve(&s2, &data) || super::learn::serve(&s2, &data);
-        if served {
-            return;
-        }
-        let request = js::text(&data, Key::Request);
-        let (bytes, learned, tokenizer) =
-            (js::bytes(&data, Key::Bytes), js::bytes(&data, Key::LearnedBytes), js::bytes(&data, Key::TokenizerBytes));
-        let req: Request = match request.as_deref().map(serde_json::from_str) {
-            Some(Ok(r)) => r,
-            _ => {
-                post(&s2, &Response::Error { id: 0, message: "malformed request".into() });
-                return;
+        match js::inbound(&data) {
+            js::Inbound::Warm => super::helpers::warm(),
+            js::Inbound::HelperJob => super::helper_io::serve(&s2, &data),
+            js::Inbound::Summarise | js::Inbound::Training => super::learn::serve(&s2, &data),
+            js::Inbound::Analysis => analysis(&s2, &data, &session, &queue),
+            js::Inbound::Unknown(keys) => {
+                let message = format!("the worker received a message it does not know (properties: {keys})");
+                post(&s2, &Response::Error { id: 0, message });
             }
-        };
-        // The end-to-end tests' worker death: only a page whose root element carries
-        // `data-faults="1"` (set by the test) asks for it, with a corpus that starts so.
-        if js::flag(&data, Key::Trap) && bytes.starts_with(b"#posgeo:trap") {
-            core::arch::wasm32::unreachable();
-        }
-        let file = js::typed::<web_sys::Blob>(&data, Key::File);
-        let inputs = Inputs { bytes, learned, tokenizer, model: js::bytes(&data, Key::ModelBytes), file };
-        // Requests run one after another, in order: a run may wait for helpers, and a request
-        // arriving meanwhile (a live update) needs the geometry that run keeps.
-        let idle = queue.borrow().is_empty();
-        queue.borrow_mut().push_back((req, inputs));
-        if idle {
-            wasm_bindgen_futures::spawn_local(drain(s2.clone(), session.clone(), queue.clone()));
         }
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
     handler.forget();
     post(&scope, &Response::Ready);
+}
+
+/// An analysis request: queued behind the one under way. A request that cannot be read is
+/// answered with an error carrying its id when its text has one.
+fn analysis(
+    scope: &DedicatedWorkerGlobalScope,
+    data: &JsValue,
+    session: &Rc<RefCell<protocol::Session>>,
+    queue: &Queue,
+) {
+    let text = js::text(data, Key::Request).unwrap_or_default();
+    let (bytes, learned, tokenizer) =
+        (js::bytes(data, Key::Bytes), js::bytes(data, Key::LearnedBytes), js::bytes(data, Key::TokenizerBytes));
+    let req: Request = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            let id = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v["id"].as_u64()).unwrap_or(0);
+            let message = format!("the worker could not read run {id}'s request ({e})");
+            return post(scope, &Response::Error { id: u32::try_from(id).unwrap_or(0), message });
+        }
+    };
+    // The end-to-end tests' worker death: only a page whose root element carries
+    // `data-faults="1"` (set by the test) asks for it, with a corpus that starts so.
+    if js::flag(data, Key::Trap) && bytes.starts_with(b"#posgeo:trap") {
+        core::arch::wasm32::unreachable();
+    }
+    let file = js::typed::<web_sys::Blob>(data, Key::File);
+    let inputs = Inputs { bytes, learned, tokenizer, model: js::bytes(data, Key::ModelBytes), file };
+    // Requests run one after another, in order: a run may wait for helpers, and a request
+    // arriving meanwhile (a live update) needs the geometry that run keeps.
+    let idle = queue.borrow().is_empty();
+    queue.borrow_mut().push_back((req, inputs));
+    if idle {
+        wasm_bindgen_futures::spawn_local(drain(scope.clone(), session.clone(), queue.clone()));
+    }
 }

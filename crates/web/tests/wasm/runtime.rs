@@ -32,3 +32,22 @@ fn a_message_dispatched_during_another_is_queued_then_applied() {
     assert!(raw(), "applied once the runtime is free");
     assert!(runtime::with(|rt| rt.model.view.stress_raw).unwrap());
 }
+
+/// Each message a worker receives is told by the property that names its kind, once; one that
+/// none names is named by its properties.
+#[wasm_bindgen_test]
+fn a_workers_messages_are_told_apart_by_their_kind() {
+    use posgeo_web::js::{inbound, message, Inbound, Key};
+    use wasm_bindgen::JsValue;
+    let bytes = || JsValue::from(js_sys::Uint8Array::new_with_length(3));
+    assert_eq!(inbound(&message(&[(Key::Warm, JsValue::TRUE)]).into()), Inbound::Warm);
+    assert_eq!(inbound(&js_sys::Array::of2(&bytes(), &JsValue::NULL).into()), Inbound::HelperJob);
+    assert_eq!(inbound(&message(&[(Key::LearnSummarise, bytes())]).into()), Inbound::Summarise);
+    let training = message(&[(Key::LearnRequest, JsValue::from_str("{}")), (Key::Bytes, bytes())]);
+    assert_eq!(inbound(&training.into()), Inbound::Training);
+    let analysis = message(&[(Key::Request, JsValue::from_str("{}")), (Key::Bytes, bytes())]);
+    assert_eq!(inbound(&analysis.into()), Inbound::Analysis);
+    let odd = message(&[(Key::Json, JsValue::from_str("x")), (Key::Header, JsValue::NULL)]);
+    assert_eq!(inbound(&odd.into()), Inbound::Unknown("json, header".into()));
+    assert_eq!(inbound(&message(&[(Key::Warm, JsValue::FALSE)]).into()), Inbound::Unknown("warm".into()));
+}
