@@ -74,9 +74,9 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     let req: LearnRequest = match serde_json::from_str(&json) {
         Ok(r) => r,
         Err(e) => {
-            let id = serde_json::from_str::<serde_json::Value>(&json).ok().and_then(|v| v["id"].as_u64()).unwrap_or(0);
+            let id = crate::protocol::id_of(&json);
             let message = format!("the training worker could not read training {id}'s request ({e})");
-            return post(scope, &LearnResponse::Error { id: u32::try_from(id).unwrap_or(0), message });
+            return post(scope, &LearnResponse::Error { id, message });
         }
     };
     let (bytes, tokenizer, model) =

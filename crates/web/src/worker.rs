@@ -341,9 +341,9 @@ fn analysis(
     let req: Request = match serde_json::from_str(&text) {
         Ok(r) => r,
         Err(e) => {
-            let id = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v["id"].as_u64()).unwrap_or(0);
+            let id = protocol::id_of(&text);
             let message = format!("the worker could not read run {id}'s request ({e})");
-            return post(scope, &Response::Error { id: u32::try_from(id).unwrap_or(0), message });
+            return post(scope, &Response::Error { id, message });
         }
     };
     // The end-to-end tests' worker death: only a page whose root element carries

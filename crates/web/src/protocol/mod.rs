@@ -290,6 +290,13 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
     }
 }
 
+/// The `id` of a request's JSON text that cannot be read as a request, when it has one (else
+/// 0), so that the error names the run.
+pub fn id_of(json: &str) -> u32 {
+    let id = serde_json::from_str::<serde_json::Value>(json).ok().and_then(|v| v["id"].as_u64());
+    id.and_then(|id| u32::try_from(id).ok()).unwrap_or(0)
+}
+
 /// The page's message for a failed run (hints name the page's controls, not CLI flags).
 pub fn error_response(id: u32, e: &PosgeoError) -> Response {
     Response::Error { id, message: e.message_for(Frontend::Page) }

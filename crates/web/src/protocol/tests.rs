@@ -387,3 +387,12 @@ fn a_models_own_tokenizer_counts_and_a_live_update_keeps_it() {
     assert_eq!(updated.report.encodings["random"].dim, 6);
     assert_eq!(updated.report.encodings["layer:2"], first.report.encodings["layer:2"]);
 }
+
+/// A request that cannot be read is answered with the id its text has, so the page knows which
+/// run failed.
+#[test]
+fn an_unreadable_request_keeps_its_id() {
+    assert_eq!(super::id_of(r#"{"id": 7, "source": "no such source"}"#), 7);
+    assert_eq!(super::id_of("not json"), 0);
+    assert_eq!(super::id_of(r#"{"id": 99999999999}"#), 0, "not a u32");
+}
