@@ -2,7 +2,7 @@
 """Writes tests/data/torch/state.bin with PyTorch's own `torch.save`, and beside it
 state.json: every tensor's values (as the float64 of each stored value, from `tolist()`),
 shape, storage offset and strides. A fixture of the real writer for posgeo's `.bin` reader
-(crates/core/src/model/files/pickle.rs), with what a hand-written pickler never produces:
+(crates/model/src/files/pickle.rs), with what a hand-written pickler never produces:
 
   tok       a 6×4 float32 embedding;
   tied      the same tensor object as `tok` (a tied output layer: one storage, two names);

@@ -10,7 +10,7 @@
 //!
 //! `posgeo-bench --layers MODEL_DIR CORPUS [--max-len 64] [--layer-sequences 256]
 //! [--mode condition|pad] [--repeat 3] [--dump-batches FILE]`: a model's layer pass
-//! (`posgeo::model::run`, sums included) and the bare forward pass over the same batches,
+//! (`posgeo_model::run`, sums included) and the bare forward pass over the same batches,
 //! tokens per second (bench/layers.sh compares them with bench/layers_numpy.py).
 
 #[cfg(target_arch = "wasm32")]
@@ -28,7 +28,7 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 mod layers {
     use posgeo::counts::Mode;
-    use posgeo::model::{self, Batch, Model, Plan};
+    use posgeo_model::{self as model, Batch, Model, Plan};
     use std::time::Instant;
 
     const USAGE: &str = "usage: posgeo-bench --layers MODEL_DIR CORPUS [--max-len 64] [--layer-sequences 256] [--mode condition|pad] [--repeat 3] [--dump-batches FILE]";

@@ -165,7 +165,7 @@ impl LayerMeasure {
     /// a model).
     pub fn values(self, r: &Report) -> Option<Vec<f64>> {
         let layers = r.layers.as_ref()?;
-        let pick = |m: &posgeo::model::measures::LayerMeasures| match self {
+        let pick = |m: &posgeo::analysis::layers::LayerMeasures| match self {
             LayerMeasure::PositionalShare => Some(m.positional_share),
             LayerMeasure::EffectiveDimension => Some(m.effective_dimension),
             LayerMeasure::Stress => None,

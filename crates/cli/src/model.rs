@@ -5,7 +5,7 @@
 
 use posgeo::analysis::Analysis;
 use posgeo::learned_tables::Table;
-use posgeo::model::Model;
+use posgeo_model::Model;
 use std::path::Path;
 
 /// A model folder, loaded.
@@ -45,7 +45,7 @@ pub fn run(
     bar: &indicatif::ProgressBar,
 ) -> Result<(), posgeo::PosgeoError> {
     bar.set_message("model layers");
-    posgeo::analysis::layers::run_layers(analysis, first, model, &mut |f| {
+    posgeo_model::layers::run_layers(analysis, first, model, &mut |f| {
         bar.set_position((f * 100.0) as u64);
         true
     })

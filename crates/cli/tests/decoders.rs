@@ -190,8 +190,8 @@ fn the_gguf_tokenizer_equals_hugging_faces_from_the_same_vocabulary() {
     tiny("tok", &["--arch", "llama", "--seed", "2", "--gguf", gguf.to_str().unwrap(), "--add-bos"]);
     for file in [gguf.clone(), smollm2()] {
         let bytes = std::fs::read(&file).unwrap();
-        let meta = posgeo::model::files::gguf::GgufFile::new(&bytes).unwrap();
-        let json = posgeo::model::files::gguf_tokenizer::tokenizer_json(meta.metadata()).unwrap();
+        let meta = posgeo_model::files::gguf::GgufFile::new(&bytes).unwrap();
+        let json = posgeo_model::files::gguf_tokenizer::tokenizer_json(meta.metadata()).unwrap();
         let ours = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes("GGUF tokenizer", json.as_bytes()).unwrap();
         let text = std::fs::read_to_string(corpus("tests/data/reference_corpus.txt")).unwrap();
         let lines: Vec<&str> = text

@@ -117,7 +117,7 @@ fn a_protein_bert_reads_fasta_through_its_layers() {
 /// The forward pass's hidden states, sequence by sequence, against the reference's.
 fn check_hidden(model_dir: &Path, corpus: &str, sequences: usize) {
     let theirs = reference(model_dir, corpus, &["--dump-hidden", &sequences.to_string()]);
-    let model = posgeo::model::Model::from_dir(model_dir).unwrap();
+    let model = posgeo_model::Model::from_dir(model_dir).unwrap();
     let bytes = std::fs::read(model_dir.join("tokenizer.json")).unwrap();
     let tokenizer = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes("tokenizer.json", &bytes).unwrap();
     let text = std::fs::read_to_string(corpus).unwrap();
@@ -126,7 +126,7 @@ fn check_hidden(model_dir: &Path, corpus: &str, sequences: usize) {
     // reference's, which reads each sequence alone.
     let ids: Vec<Vec<u32>> = lines.iter().map(|l| tokenizer.ids(l, true, 512)).collect();
     let t = ids.iter().map(Vec::len).max().unwrap();
-    let batch = posgeo::model::Batch {
+    let batch = posgeo_model::Batch {
         ids: ids.iter().flat_map(|s| s.iter().copied().chain(std::iter::repeat(0)).take(t)).collect(),
         mask: ids.iter().flat_map(|s| (0..t).map(move |i| u8::from(i < s.len()))).collect(),
         sequences: ids.len(),
@@ -164,7 +164,7 @@ fn the_shipped_position_table_is_the_models() {
     let shipped =
         posgeo::learned_tables::read_table(&std::fs::read(dir.join("position_embeddings.npy.gz")).unwrap(), None)
             .unwrap();
-    let (_, table) = posgeo::model::Model::from_dir(&dir).unwrap().position_table().unwrap();
+    let (_, table) = posgeo_model::Model::from_dir(&dir).unwrap().position_table().unwrap();
     assert_eq!((shipped.len(), shipped[0].len()), (512, 384));
     assert_eq!(shipped, table);
 }

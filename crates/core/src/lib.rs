@@ -12,13 +12,13 @@
 //! [`measures::monotonicity`]; [`analysis`] chains them and [`report`] summarises them (the JSON schema
 //! and the text both front-ends show); [`points`] is the one configuration type; [`options`]
 //! declares every option once; [`demos::synth`] makes the built-in corpus; [`learned_tables`] reads learned
-//! position tables; [`model`] reads models (safetensors, pickles, GGUF) and runs BERT-family
-//! encoders and decoders, turning their layers into configurations (docs/MATH.md §14–§14b,
-//! measured by [`analysis::layers`]; encodings given from outside in [`analysis::extra`]);
+//! position tables; a model's layers are measured by [`analysis::layers`] (docs/MATH.md
+//! §14–§14b; encodings given from outside in [`analysis::extra`]);
 //! [`error`] holds the one error type.
 //!
 //! The layers above it are the workspace's other crates (docs/ARCHITECTURE.md):
-//! `posgeo-learn` (the learning experiment, §16), `posgeo-charts` (drawing), `posgeo-web`
+//! `posgeo-model` (reading models and running their layers, §14), `posgeo-learn` (the learning
+//! experiment, §16), `posgeo-charts` (drawing), `posgeo-web`
 //! (the page), `posgeo-cli` (the command line) and `posgeo-python` (the Python package's
 //! extension module).
 
@@ -33,7 +33,6 @@ pub mod limits;
 pub mod mds;
 pub mod measures;
 pub mod metric;
-pub mod model;
 pub mod options;
 pub mod par;
 pub mod points;

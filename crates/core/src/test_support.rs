@@ -32,13 +32,6 @@ impl std::io::Read for Trickle<'_> {
     }
 }
 
-/// A small random BERT bundle ([`crate::model::random::random_bert`]) with the shipped
-/// all-MiniLM-L6-v2 tokenizer (so the vocabulary has its 30,522 ids).
-pub fn tiny_bert_bundle(seed: u64) -> Vec<u8> {
-    let tokenizer = include_bytes!("../../../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
-    crate::model::random::random_bert(seed, ("tokenizer.json.gz", tokenizer))
-}
-
 /// A small BERT-style WordPiece `tokenizer.json` (lowercasing normaliser, `[CLS]` … `[SEP]`).
 pub const WORDPIECE: &str = r###"{"version":"1.0","truncation":{"max_length":3,"strategy":"LongestFirst","stride":0,"direction":"Right"},"padding":null,"added_tokens":[
       {"id":0,"content":"[UNK]","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true},

@@ -15,8 +15,8 @@ use numpy::{PyArray2, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArrayMethods}
 use posgeo::counts::Mode;
 use posgeo::mds::Spectrum;
 use posgeo::metric::DistanceMatrix;
-use posgeo::model::centroids::{LayerSums, Plan};
 use posgeo::points::Points;
+use posgeo_model::centroids::{LayerSums, Plan};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

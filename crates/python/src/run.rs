@@ -15,8 +15,8 @@ use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 use posgeo::corpus::tokenize::TokenizerKind;
 use posgeo::counts::{write_csv, CountsTable, Mode, TableFormat};
 use posgeo::learned_tables::Table;
-use posgeo::model::Model;
 use posgeo::points::Points;
+use posgeo_model::Model;
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -187,7 +187,7 @@ pub fn analyze(
     let mut analysis = reporter.finish(analysis)?;
     if let Some((m, _)) = &model {
         let mut stopped = None;
-        let run = posgeo::analysis::layers::run_layers(&mut analysis, &streamed.first, m, &mut |f| {
+        let run = posgeo_model::layers::run_layers(&mut analysis, &streamed.first, m, &mut |f| {
             let told = reporter.tell("model layers", Some(f));
             told.map_err(|e| stopped = Some(e)).is_ok()
         });

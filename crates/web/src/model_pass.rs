@@ -8,7 +8,7 @@
 use super::helper_io::{answer_of, post_job};
 use super::helpers::{cores, failed, helpers, release};
 use super::protocol::helper::{Answer, Job};
-use posgeo::model::{LayerSums, Plan};
+use posgeo_model::{LayerSums, Plan};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -68,7 +68,7 @@ fn answer(
 /// Runs the plan's batches in helpers, reporting the fraction done; `None` when they could
 /// not (too few batches, no helpers, a failure): the caller runs the pass itself.
 pub async fn run(plan: &Plan, bundle: &[u8], progress: Rc<dyn Fn(f64)>) -> Option<LayerSums> {
-    let batches = posgeo::model::batches(plan);
+    let batches = posgeo_model::batches(plan);
     let k = cores().min(batches.len());
     if batches.len() < USE_FROM_BATCHES || k < 2 {
         return None;

@@ -180,14 +180,14 @@ fn the_first_load_is_answered_by_the_shipped_results_in_wasm() {
 #[wasm_bindgen_test]
 fn a_models_layers_run_in_the_browser() {
     let tokenizer = include_bytes!("../../../www/models/all-MiniLM-L6-v2/tokenizer.json.gz");
-    let bundle = posgeo::model::random::random_bert(3, ("tokenizer.json.gz", tokenizer));
-    let (model, _) = posgeo::model::Model::from_bundle(&bundle).unwrap();
+    let bundle = posgeo_model::random::random_bert(3, ("tokenizer.json.gz", tokenizer));
+    let (model, _) = posgeo_model::Model::from_bundle(&bundle).unwrap();
     let seqs: [&[u32]; 2] = [&[101, 7592, 2088, 102], &[101, 2088, 102]];
     let alone = |s: &[u32]| {
-        let b = posgeo::model::Batch { ids: s.to_vec(), mask: vec![1; s.len()], sequences: 1, length: s.len() };
+        let b = posgeo_model::Batch { ids: s.to_vec(), mask: vec![1; s.len()], sequences: 1, length: s.len() };
         model.hidden_states(&b).unwrap()
     };
-    let batch = posgeo::model::Batch {
+    let batch = posgeo_model::Batch {
         ids: [seqs[0], &[seqs[1], &[0]].concat()].concat(),
         mask: vec![1, 1, 1, 1, 1, 1, 1, 0],
         sequences: 2,

@@ -24,7 +24,7 @@
 use crate::error::{PosgeoError, Result};
 
 mod npy;
-pub(crate) mod st;
+pub mod st;
 mod write;
 
 pub use st::{header_matrices, safetensors_matrices};

@@ -40,7 +40,7 @@ pub fn safetensors_matrices(bytes: &[u8]) -> Option<Vec<Candidate>> {
 }
 
 /// What a safetensors validation error means for the user.
-pub(crate) fn safetensors_error(e: safetensors::SafeTensorError, len: usize) -> PosgeoError {
+pub fn safetensors_error(e: safetensors::SafeTensorError, len: usize) -> PosgeoError {
     use safetensors::SafeTensorError as E;
     let size = crate::limits::human(len as u64);
     bad(match e {

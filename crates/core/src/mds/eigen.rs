@@ -22,7 +22,7 @@ use faer::{Conj, Mat};
 /// eigenvectors of the first k = `keep(eigenvalues)` of them (clamped to 1..=n) as the columns
 /// of an n×k matrix in faer's ascending order: column k − 1 − c is eigenvalue c's (signs as
 /// faer gives them).
-pub(crate) fn top_eigen(mut b: Mat<f64>, keep: impl FnOnce(&[f64]) -> usize) -> Result<(Vec<f64>, Mat<f64>)> {
+pub fn top_eigen(mut b: Mat<f64>, keep: impl FnOnce(&[f64]) -> usize) -> Result<(Vec<f64>, Mat<f64>)> {
     let n = b.nrows();
     if n == 0 || b.ncols() != n {
         return Ok((Vec::new(), Mat::zeros(n, 0)));

@@ -16,7 +16,7 @@
 //! The symmetric eigensolver is faer's, in its three steps ([`eigen`]); `posgeo-bench`
 //! compares faer's `self_adjoint_eigen` with nalgebra's `SymmetricEigen`.
 
-pub(crate) mod eigen;
+pub mod eigen;
 
 use crate::error::Result;
 use crate::metric::DistanceMatrix;

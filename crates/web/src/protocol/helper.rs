@@ -17,10 +17,10 @@ use posgeo::encodings::Encoding;
 use posgeo::error::PosgeoError;
 use posgeo::mds::{double_centre_rows, Spectrum};
 use posgeo::measures::stress::Target;
-use posgeo::model::{LayerSums, Model, Plan};
 use posgeo::points::Points;
 use posgeo::smacof::rows;
 use posgeo::smacof::RowPlan;
+use posgeo_model::{LayerSums, Model, Plan};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::ops::Range;
@@ -279,7 +279,7 @@ impl Helper {
         }
         let model = &self.model.as_ref().ok_or("no model")?.1;
         let (mut last, total) = (0usize, batches.len().max(1));
-        let sums = posgeo::model::run(model, plan, batches, &mut |f| {
+        let sums = posgeo_model::run(model, plan, batches, &mut |f| {
             let k = (f * total as f64).round() as usize;
             while last < k {
                 last += 1;

@@ -38,15 +38,15 @@ pub struct Pending {
     /// The model whose layers run once the analysis is complete, with the plan of its pass.
     pub layers: Option<Layers>,
     /// The pass's sums when it was run elsewhere (the page's helper workers).
-    pub layer_sums: Option<posgeo::model::LayerSums>,
+    pub layer_sums: Option<posgeo_model::LayerSums>,
 }
 
 /// A model's pass waiting for the analysis: the model and the sequences it reads.
 pub struct Layers {
     /// The model.
-    pub model: posgeo::model::Model,
+    pub model: posgeo_model::Model,
     /// Its plan (sequences, n_L).
-    pub plan: posgeo::model::Plan,
+    pub plan: posgeo_model::Plan,
 }
 
 /// A full run part-way: counts and D, the spectrum still to compute ([`Session::begin`]).
@@ -137,13 +137,13 @@ impl Session {
                 Some(s) => s,
                 None => {
                     let mut progress = throttled(req.id, post);
-                    let batches = posgeo::model::batches(&l.plan);
-                    posgeo::model::run(&l.model, &l.plan, &batches, &mut |f| {
+                    let batches = posgeo_model::batches(&l.plan);
+                    posgeo_model::run(&l.model, &l.plan, &batches, &mut |f| {
                         progress(Progress { stage: Stage::Layers, fraction: f })
                     })?
                 }
             };
-            posgeo::analysis::layers::add_layers(&mut analysis, &l.model, &l.plan, &sums)?;
+            posgeo_model::layers::add_layers(&mut analysis, &l.model, &l.plan, &sums)?;
         }
         let payload = payload_of(&analysis);
         self.kept = Some((analysis, pending.table));
@@ -155,7 +155,7 @@ impl Session {
 /// (from its bundle of files: [`bundle_tokenizer`]), unless a tokenizer file was chosen. One
 /// worker ([`full_run`]) and the helpers that count a large upload (`web::worker`) both follow
 /// it, so that their tables are the same.
-pub fn counting_tokenizer(req: &Request, model_bundle: &[u8]) -> Option<posgeo::model::NamedBytes> {
+pub fn counting_tokenizer(req: &Request, model_bundle: &[u8]) -> Option<posgeo_model::NamedBytes> {
     req.model.as_ref().filter(|_| req.tokenizer.is_none()).and_then(|_| bundle_tokenizer(model_bundle))
 }
 
@@ -163,9 +163,9 @@ pub fn counting_tokenizer(req: &Request, model_bundle: &[u8]) -> Option<posgeo::
 /// one a `.gguf` member's metadata describes (named as `Model::from_gguf` names it), else a
 /// BERT vocab.txt written as one. `None` when there is none or it cannot be read (the run
 /// then fails on the model itself, with the message that names the defect).
-pub fn bundle_tokenizer(bundle: &[u8]) -> Option<posgeo::model::NamedBytes> {
-    use posgeo::model::files;
-    if let Some(t) = posgeo::model::bundle_tokenizer(bundle) {
+pub fn bundle_tokenizer(bundle: &[u8]) -> Option<posgeo_model::NamedBytes> {
+    use posgeo_model::files;
+    if let Some(t) = posgeo_model::bundle_tokenizer(bundle) {
         return Some(t);
     }
     let members = posgeo::learned_tables::bundle_members(bundle).ok()?;
@@ -188,7 +188,7 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
     // A model is checked before anything is counted; its tokenizer.json is the tokenizer
     // unless one was chosen, and its position table the learned one unless one was given.
     let model = match &req.model {
-        Some(_) => Some(posgeo::model::Model::from_bundle(files.model)?),
+        Some(_) => Some(posgeo_model::Model::from_bundle(files.model)?),
         None => None,
     };
     if let Some((name, bytes)) = counting_tokenizer(req, files.model) {
@@ -211,7 +211,7 @@ fn full_run(req: &Request, files: Files<'_>, post: &mut dyn FnMut(Response)) -> 
         Some((model, _)) => {
             let n = geometry.distances().n();
             let tokenizer = params.model.as_ref().ok_or(PosgeoError::NeedsTokenizerFile)?;
-            let plan = posgeo::analysis::layers::plan(&counted.first, &params, tokenizer, &model, n)?;
+            let plan = posgeo_model::layers::plan(&counted.first, &params, tokenizer, &model, n)?;
             Some(Layers { model, plan })
         }
         None => None,

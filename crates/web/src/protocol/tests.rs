@@ -270,7 +270,7 @@ fn a_streamed_upload_and_its_counts_table_give_the_numbers_of_the_bytes() {
 /// (`analysis::layers::run_layers` after the same analysis), in both modes.
 #[test]
 fn a_model_request_gives_the_layer_rows_of_the_engine() {
-    let bundle = posgeo::test_support::tiny_bert_bundle(7);
+    let bundle = posgeo_model::test_support::tiny_bert_bundle(7);
     for mode in [posgeo::counts::Mode::Condition, posgeo::counts::Mode::Pad] {
         let params = AnalysisParams {
             encodings: posgeo::encodings::EncodingParams { d: 16, ..Default::default() },
@@ -298,7 +298,7 @@ fn a_model_request_gives_the_layer_rows_of_the_engine() {
             })
             .unwrap();
         assert!(stages.contains(&Stage::Layers), "{stages:?}");
-        let (model, tokenizer) = posgeo::model::Model::from_bundle(&bundle).unwrap();
+        let (model, tokenizer) = posgeo_model::Model::from_bundle(&bundle).unwrap();
         let (name, bytes) = tokenizer.unwrap();
         let mut p = params.clone();
         p.tokenizer = TokenizerKind::Model;
@@ -306,7 +306,7 @@ fn a_model_request_gives_the_layer_rows_of_the_engine() {
         let corpus = Corpus::from_text(GENESIS);
         let mut direct =
             analyze(&corpus, &p, &model.position_table().into_iter().collect::<Vec<_>>(), &mut |_| true).unwrap();
-        posgeo::analysis::layers::run_layers(&mut direct, &corpus.sequences, &model, &mut |_| true).unwrap();
+        posgeo_model::layers::run_layers(&mut direct, &corpus.sequences, &model, &mut |_| true).unwrap();
         let (page, engine) = (payload.report, direct.report(false));
         let info = page.layers.clone().unwrap();
         assert_eq!(Some(&info), engine.layers.as_ref());
@@ -329,7 +329,7 @@ fn a_model_request_gives_the_layer_rows_of_the_engine() {
 /// and the page waited for the run forever).
 #[test]
 fn a_done_with_blank_layer_blocks_reads_back_from_its_json() {
-    let bundle = posgeo::test_support::tiny_bert_bundle(7);
+    let bundle = posgeo_model::test_support::tiny_bert_bundle(7);
     // The first eight sequences are short (the model reads them), later ones long.
     let words = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "big", "red", "bird", "tree"];
     let text: String = (0..400)
@@ -367,7 +367,7 @@ fn a_done_with_blank_layer_blocks_reads_back_from_its_json() {
 /// tokenizer (the form still says its own) and its layer rows.
 #[test]
 fn a_models_own_tokenizer_counts_and_a_live_update_keeps_it() {
-    let bundle = posgeo::test_support::tiny_bert_bundle(7);
+    let bundle = posgeo_model::test_support::tiny_bert_bundle(7);
     let mut params = AnalysisParams { max_len: 24, layer_sequences: 40, ..Default::default() };
     params.encodings.d = 8;
     let (source, learned, model) = (Source::Genesis, None, Some("tiny".to_string()));

@@ -64,7 +64,7 @@ pub fn last_layer(r: &Report) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use posgeo::model::measures::LayerMeasures;
+    use posgeo::analysis::layers::LayerMeasures;
 
     #[test]
     fn every_layer_has_a_row_with_its_numbers_at_full_precision() {

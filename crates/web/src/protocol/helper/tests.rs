@@ -288,11 +288,11 @@ fn counted_parts_append_to_the_whole() {
 
 #[test]
 fn layer_batches_are_the_workers() {
-    let bundle = posgeo::test_support::tiny_bert_bundle(7);
+    let bundle = posgeo_model::test_support::tiny_bert_bundle(7);
     let (model, _) = Model::from_bundle(&bundle).expect("model");
     let plan = Plan::new(vec![vec![101, 2023, 102], vec![101, 2003, 1037, 102], vec![101, 102]], 8, 4, 1, Mode::Pad, 0);
     let batches = vec![vec![0, 1], vec![2]];
-    let direct = posgeo::model::run(&model, &plan, &batches, &mut |_| true).expect("sums");
+    let direct = posgeo_model::run(&model, &plan, &batches, &mut |_| true).expect("sums");
     let native = Native { items: vec![Item::Bytes(bundle)], ..Native::default() };
     let mut helper = Helper::default();
     for _ in 0..2 {

@@ -5,7 +5,7 @@
 //! number comes from this run's report; nothing here is a claim about models in general.
 
 use super::{num, Block};
-use posgeo::model::measures::LayerMeasures;
+use posgeo::analysis::layers::LayerMeasures;
 use posgeo::report::Report;
 
 /// The step's body.

@@ -149,7 +149,7 @@ fn step_twelve_reports_this_runs_per_layer_numbers() {
     let measures = [(0.2, 3.0), (0.45, 2.0), (0.3, 1.5)]
         .iter()
         .enumerate()
-        .map(|(l, &(s, d))| posgeo::model::measures::LayerMeasures {
+        .map(|(l, &(s, d))| posgeo::analysis::layers::LayerMeasures {
             layer: l,
             positional_share: s,
             effective_dimension: d,

@@ -1,7 +1,7 @@
 //! A small **random BERT** (tests and demos): config.json with H = 8, 2 heads, 2 layers,
 //! intermediate 12, 64 positions and the vocabulary of 30,522 ids, and model.safetensors with
 //! seeded N(0, 0.3²) F32 weights (LayerNorm weights near 1) under the `bert.` prefix, bundled
-//! with the tokenizer given ([`crate::learned_tables::bundle`], as the page sends a model's files).
+//! with the tokenizer given ([`posgeo::learned_tables::bundle`], as the page sends a model's files).
 
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
@@ -36,5 +36,5 @@ pub fn random_bert(seed: u64, tokenizer: (&str, &[u8])) -> Vec<u8> {
         safetensors::tensor::TensorView::new(safetensors::Dtype::F32, s.clone(), b).ok().map(|v| (n.clone(), v))
     });
     let Ok(st) = safetensors::serialize(views, None) else { return Vec::new() };
-    crate::learned_tables::bundle(&[("config.json", config.as_bytes()), ("model.safetensors", &st), tokenizer])
+    posgeo::learned_tables::bundle(&[("config.json", config.as_bytes()), ("model.safetensors", &st), tokenizer])
 }

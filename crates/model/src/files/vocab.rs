@@ -4,7 +4,7 @@
 //! true), `BertPreTokenizer`, WordPiece with `##` continuations and `[UNK]`, and
 //! `[CLS] $A [SEP]` as the post-processor.
 
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 use serde_json::json;
 
 /// The tokenizer.json of `vocab.txt`, with `tokenizer_config.json` when there is one.
@@ -50,7 +50,7 @@ pub fn tokenizer_json(vocab_txt: &[u8], tokenizer_config: Option<&[u8]>) -> Resu
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use crate::corpus::hf_tokenizer::ModelTokenizer;
+    use posgeo::corpus::hf_tokenizer::ModelTokenizer;
 
     fn tokens(t: &ModelTokenizer, s: &str, limit: usize) -> Vec<String> {
         t.ids(s, true, limit).into_iter().map(|id| t.token(id).to_string()).collect()
@@ -69,7 +69,7 @@ mod tests {
         assert_eq!(tokens(&t, "MKVLAG", 3), ["[CLS]", "M", "K"]);
         assert_eq!(tokens(&t, "MKWV", 100), ["[CLS]", "M", "K", "[UNK]", "V", "[SEP]"]);
         // A word vocabulary is not one of residues.
-        let words = ModelTokenizer::from_bytes("t.json", crate::test_support::WORDPIECE.as_bytes()).unwrap();
+        let words = ModelTokenizer::from_bytes("t.json", posgeo::test_support::WORDPIECE.as_bytes()).unwrap();
         assert!(!words.residues);
     }
 }

@@ -14,13 +14,13 @@
 
 use super::config::BertConfig;
 use super::weights::Weights;
-use crate::error::{PosgeoError, Result};
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear};
+use posgeo::error::{PosgeoError, Result};
 
 /// candle's errors, in the user's terms.
 fn fail(e: candle_core::Error) -> PosgeoError {
-    PosgeoError::BadModel(format!("the forward pass failed: {}", crate::error::candle_message(&e)))
+    PosgeoError::BadModel(format!("the forward pass failed: {}", posgeo::error::candle_message(&e)))
 }
 
 /// One encoder layer.

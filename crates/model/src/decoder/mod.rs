@@ -22,12 +22,12 @@ pub use config::{DecoderConfig, Family};
 
 use super::bert::{Batch, HiddenStates};
 use super::weights::Weights;
-use crate::error::{PosgeoError, Result};
 use candle_core::{Device, Module, Tensor, D};
 use candle_nn::{Embedding, LayerNorm, Linear, RmsNorm};
+use posgeo::error::{PosgeoError, Result};
 
 fn fail(e: candle_core::Error) -> PosgeoError {
-    PosgeoError::BadModel(format!("the forward pass failed: {}", crate::error::candle_message(&e)))
+    PosgeoError::BadModel(format!("the forward pass failed: {}", posgeo::error::candle_message(&e)))
 }
 
 /// A block's norms: RMSNorm (Llama family) or LayerNorm (GPT-2).

@@ -1,5 +1,8 @@
+//! # posgeo-model — a model's layers
+//!
 //! **A model's layers** (docs/MATH.md §14–§14b): what a trained encoder or decoder does with
-//! position, layer by layer.
+//! position, layer by layer; the layer above the numeric core (`posgeo`), whose analysis
+//! measures the layers' configurations.
 //!
 //! [`files`] reads a model — a Hugging Face folder (config.json; safetensors, sharded or not,
 //! or pytorch_model.bin; tokenizer.json or vocab.txt) or one GGUF file — into checked f32
@@ -7,8 +10,8 @@
 //! and GPT-2's passes under the causal mask, each keeping every hidden state; [`centroids`]
 //! turns the states of the first S sequences into one configuration per layer — the
 //! positional centroid `layer:ℓ` and the content-removed centroid `layer-residual:ℓ` — over
-//! the positions 0..n_L, which the analysis then measures like every other encoding
-//! (`crate::analysis::layers`), and [`measures`] gives each layer's positional share,
+//! the positions 0..n_L, which [`layers`] hands to the analysis to measure like every other
+//! encoding (`posgeo::analysis::layers`), and [`measures`] gives each layer's positional share,
 //! effective dimension and principal coordinates.
 //!
 //! The sequences run in batches of similar length ([`batches`]), padded on the right under
@@ -20,17 +23,23 @@ pub mod centroids;
 pub mod config;
 pub mod decoder;
 pub mod files;
+pub mod layers;
 pub mod measures;
 pub mod random;
 pub mod weights;
+
+/// Fixtures the tests of this crate and of the crates above it share (feature `test-support`).
+#[cfg(any(test, feature = "test-support"))]
+#[doc(hidden)]
+pub mod test_support;
 
 pub use bert::{Batch, Bert, HiddenStates};
 pub use centroids::{LayerSums, Plan};
 pub use config::BertConfig;
 pub use decoder::{Decoder, DecoderConfig};
 
-use crate::error::{PosgeoError, Result};
 use files::Layout;
+use posgeo::error::{PosgeoError, Result};
 
 /// Tokens (B × T) per batch at most.
 pub const BATCH_TOKENS: usize = 2048;
@@ -44,7 +53,7 @@ pub type NamedBytes = (String, Vec<u8>);
 /// without reading the model ([`Model::from_bundle`] returns it too); `None` when the bundle
 /// holds none or cannot be read.
 pub fn bundle_tokenizer(bytes: &[u8]) -> Option<NamedBytes> {
-    tokenizer_among(&crate::learned_tables::bundle_members(bytes).ok()?)
+    tokenizer_among(&posgeo::learned_tables::bundle_members(bytes).ok()?)
 }
 
 /// The tokenizer among a bundle's members (name, bytes): a tokenizer.json as it is.
@@ -95,7 +104,7 @@ pub struct Model {
     /// The tensor-name prefix found (`bert.`, `model.`, `transformer.` or none).
     pub prefix: String,
     /// The learned position-embedding table (BERT, GPT-2), named by its tensor, as read.
-    pub positions: Option<(String, crate::learned_tables::Table)>,
+    pub positions: Option<(String, posgeo::learned_tables::Table)>,
     /// The tokenizer.json that came with the files (written from a GGUF's metadata or a
     /// vocab.txt when that is what they hold), with its name.
     pub tokenizer: Option<NamedBytes>,
@@ -151,7 +160,7 @@ fn decoder_info(c: &DecoderConfig) -> ModelInfo {
 
 /// Refuses a model whose pass would not fit the memory budget, before its weights are read.
 fn check_memory(info: &ModelInfo, parameters: u64, file_bytes: u64) -> Result<()> {
-    crate::limits::check(
+    posgeo::limits::check(
         &format!(
             "running the model ({}, {} layers, H = {})",
             info.model_type, info.num_hidden_layers, info.hidden_size
@@ -160,7 +169,7 @@ fn check_memory(info: &ModelInfo, parameters: u64, file_bytes: u64) -> Result<()
     )
 }
 
-fn table_of(t: &weights::Tensor32) -> crate::learned_tables::Table {
+fn table_of(t: &weights::Tensor32) -> posgeo::learned_tables::Table {
     let cols = t.shape.get(1).copied().unwrap_or(1).max(1);
     t.data.chunks(cols).map(|r| r.iter().map(|&v| f64::from(v)).collect()).collect()
 }
@@ -260,17 +269,18 @@ impl Model {
         if let Some(div) = file.rope_divisors()? {
             c.rope_scaling = Some(decoder::config::RopeScaling::Divisors(div));
         }
-        crate::limits::check(
+        posgeo::limits::check(
             "dequantizing the GGUF file's tensors",
             file.dequantized_bytes().saturating_add(bytes.len() as u64),
         )?;
         Model::decoder(c, &file, &[""], bytes.len() as u64, tokenizer, "GGUF".into())
     }
 
-    /// Reads a model from a bundle of its files ([`crate::learned_tables::bundle`]: the page's upload
+    /// Reads a model from a bundle of its files ([`posgeo::learned_tables::bundle`]: the page's upload
     /// of several files), found by name, with the tokenizer that came with them.
     pub fn from_bundle(bytes: &[u8]) -> Result<(Model, Option<NamedBytes>)> {
-        let members = crate::learned_tables::bundle_members(bytes).map_err(|e| PosgeoError::BadModel(e.to_string()))?;
+        let members =
+            posgeo::learned_tables::bundle_members(bytes).map_err(|e| PosgeoError::BadModel(e.to_string()))?;
         let model = Model::from_files(&members)?;
         let tokenizer = model.tokenizer.clone();
         Ok((model, tokenizer))
@@ -306,7 +316,7 @@ impl Model {
     }
 
     /// Its position table as a learned table, named by its tensor (BERT's and GPT-2's).
-    pub fn position_table(&self) -> Option<(String, crate::learned_tables::Table)> {
+    pub fn position_table(&self) -> Option<(String, posgeo::learned_tables::Table)> {
         self.positions.clone()
     }
 
@@ -379,21 +389,4 @@ pub fn run(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::counts::Mode;
-
-    #[test]
-    fn batches_cover_every_sequence_once_within_the_limits() {
-        let seqs: Vec<Vec<u32>> = (0..100).map(|k| vec![1; 1 + (k * 37) % 200]).collect();
-        let plan = Plan::new(seqs, 512, 512, 5, Mode::Condition, 0);
-        let b = batches(&plan);
-        let mut seen: Vec<usize> = b.iter().flatten().copied().collect();
-        seen.sort_unstable();
-        assert_eq!(seen, (0..100).collect::<Vec<_>>());
-        for batch in &b {
-            let longest = batch.iter().map(|&k| plan.sequences[k].len()).max().unwrap_or(0);
-            assert!(batch.len() <= BATCH_SEQUENCES && (batch.len() * longest <= BATCH_TOKENS || batch.len() == 1));
-        }
-    }
-}
+mod tests;

@@ -5,7 +5,7 @@
 //! header), so a truncated or lying file gets the same messages as a table would.
 
 use super::config::BertConfig;
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 use safetensors::{Dtype, SafeTensors};
 use std::collections::HashMap;
 
@@ -70,7 +70,7 @@ impl<'a> SafetensorsFiles<'a> {
         for (name, bytes) in files {
             let st =
                 SafeTensors::deserialize(bytes).map_err(|e| {
-                    match crate::learned_tables::st::safetensors_error(e, bytes.len()) {
+                    match posgeo::learned_tables::st::safetensors_error(e, bytes.len()) {
                         PosgeoError::BadMatrix(m) | PosgeoError::BadModel(m) => {
                             PosgeoError::BadModel(format!("{name}: {m}"))
                         }

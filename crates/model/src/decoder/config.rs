@@ -1,5 +1,5 @@
 //! A decoder's settings (docs/MATH.md §14b): read from a Hugging Face `config.json` or from a
-//! GGUF file's metadata ([`crate::model::files::gguf`]), each checked, and a refusal naming
+//! GGUF file's metadata ([`crate::files::gguf`]), each checked, and a refusal naming
 //! what the file says for anything the pass does not run.
 //!
 //! | family | `model_type` | config.json fields read |
@@ -10,7 +10,7 @@
 //!
 //! `pad_token_id` (else 0) pads mode `pad`, as for BERT.
 
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
 
 /// The architectures the decoder pass runs.

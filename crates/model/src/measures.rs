@@ -15,21 +15,9 @@
 //! smaller; their non-zero eigenvalues are the same.
 
 use super::centroids::{LayerSums, Plan};
-use crate::points::Points;
-use serde::{Deserialize, Serialize};
+use posgeo::points::Points;
 
-/// One layer's measures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LayerMeasures {
-    /// ℓ.
-    pub layer: usize,
-    /// The fraction of the states' variance that position explains.
-    pub positional_share: f64,
-    /// exp of the entropy of the centroids' normalised PCA spectrum.
-    pub effective_dimension: f64,
-    /// The kept positions' first (up to) three principal coordinates.
-    pub principal: Vec<Vec<f64>>,
-}
+pub use posgeo::analysis::layers::LayerMeasures;
 
 /// The measures of every layer, over positions `skip`..n_L (`skip` is capped so that two
 /// positions remain).
@@ -89,7 +77,7 @@ pub fn pca(rows: &[&[f64]]) -> (f64, Vec<Vec<f64>>) {
             centred.iter().map(|r| r[i] * r[j]).sum()
         }
     });
-    let Ok((values, vectors)) = crate::mds::eigen::top_eigen(b, |_| 3) else { return (0.0, Vec::new()) };
+    let Ok((values, vectors)) = posgeo::mds::eigen::top_eigen(b, |_| 3) else { return (0.0, Vec::new()) };
     let positive: Vec<f64> = values.iter().map(|v| v.max(0.0)).collect();
     let sum: f64 = positive.iter().sum();
     let entropy: f64 = positive.iter().filter(|&&v| v > 0.0).map(|v| v / sum).map(|q| -q * q.ln()).sum();

@@ -11,8 +11,8 @@
 //!
 //! Sums are f64; the hidden states are f32.
 
-use crate::counts::Mode;
-use crate::points::Points;
+use posgeo::counts::Mode;
+use posgeo::points::Points;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 

@@ -12,7 +12,7 @@
 //! | `pad_token_id` | the padding of mode `pad` | 0 |
 //! | `is_decoder` | must not be true (a decoder's causal mask is not run) | false |
 
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 use serde::{Deserialize, Serialize};
 
 /// The checked configuration of a BERT-family encoder.

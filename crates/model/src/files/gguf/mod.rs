@@ -14,11 +14,11 @@
 //! Before any tensor is read, every tensor's byte range is checked to lie inside the file
 //! and not to overlap another's, so a truncated file or lying metadata is named as such.
 
-use crate::error::{PosgeoError, Result};
-use crate::model::decoder::config::{family_of, size, DecoderConfig, Family, RopeScaling};
-use crate::model::weights::TensorSource;
+use crate::decoder::config::{family_of, size, DecoderConfig, Family, RopeScaling};
+use crate::weights::TensorSource;
 use candle_core::quantized::gguf_file::{Content, TensorInfo, Value};
 use candle_core::Device;
+use posgeo::error::{PosgeoError, Result};
 use std::collections::HashMap;
 use std::io::Cursor;
 

@@ -14,7 +14,7 @@ pub mod gguf_tokenizer;
 pub mod pickle;
 pub mod vocab;
 
-use crate::error::{PosgeoError, Result};
+use posgeo::error::{PosgeoError, Result};
 
 /// The base name of a path-like member name.
 pub fn base(name: &str) -> &str {

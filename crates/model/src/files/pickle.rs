@@ -12,9 +12,9 @@
 //! along its strides, so tied names (one storage), views into a larger storage and
 //! transposes read as `torch.save` wrote them.
 
-use crate::error::{PosgeoError, Result};
-use crate::model::weights::{widen, TensorSource};
+use crate::weights::{widen, TensorSource};
 use candle_core::pickle::{Object, Stack};
+use posgeo::error::{PosgeoError, Result};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{Cursor, Read};
@@ -127,10 +127,10 @@ impl<'a> PickleFile<'a> {
         let mut stack = Stack::empty();
         stack
             .read_loop(&mut Cursor::new(&program))
-            .map_err(|e| bad(format!("its pickle cannot be read: {}", crate::error::candle_message(&e))))?;
+            .map_err(|e| bad(format!("its pickle cannot be read: {}", posgeo::error::candle_message(&e))))?;
         let root = stack
             .finalize()
-            .map_err(|e| bad(format!("its pickle cannot be read: {}", crate::error::candle_message(&e))))?;
+            .map_err(|e| bad(format!("its pickle cannot be read: {}", posgeo::error::candle_message(&e))))?;
         let Object::Dict(items) = root else {
             return Err(bad("its pickle is not a dict of tensors (a state dict)"));
         };
@@ -143,7 +143,7 @@ impl<'a> PickleFile<'a> {
             };
             let Some(info) = value
                 .into_tensor_info(key, &dir)
-                .map_err(|e| bad(format!("{name}: {}", crate::error::candle_message(&e))))?
+                .map_err(|e| bad(format!("{name}: {}", posgeo::error::candle_message(&e))))?
             else {
                 continue;
             };

@@ -13,8 +13,8 @@
 //! * The begin token is added when `tokenizer.ggml.add_bos_token` is true (and the end token
 //!   when `add_eos_token` is).
 
-use crate::error::{PosgeoError, Result};
 use candle_core::quantized::gguf_file::Value;
+use posgeo::error::{PosgeoError, Result};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 
