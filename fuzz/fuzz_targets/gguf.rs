@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use posgeo::model::files::gguf::GgufFile;
-use posgeo::model::files::gguf_tokenizer::tokenizer_json;
-use posgeo::model::weights::TensorSource;
+use posgeo_model::files::gguf::GgufFile;
+use posgeo_model::files::gguf_tokenizer::tokenizer_json;
+use posgeo_model::weights::TensorSource;
 
 const NAMES: [&str; 6] =
     ["token_embd.weight", "blk.0.attn_q.weight", "blk.0.attn_k.weight", "output_norm.weight", "position_embd.weight", "rope_freqs.weight"];
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    if let Err(e) = posgeo::model::Model::from_files(&[("model.gguf".to_string(), data)]) {
+    if let Err(e) = posgeo_model::Model::from_files(&[("model.gguf".to_string(), data)]) {
         assert!(!e.to_string().is_empty());
     }
 });

@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use posgeo::model::files::pickle::{check_pickle, PickleFile};
-use posgeo::model::weights::TensorSource;
+use posgeo_model::files::pickle::{check_pickle, PickleFile};
+use posgeo_model::weights::TensorSource;
 
 const NAMES: [&str; 3] =
     ["embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", "model.embed_tokens.weight"];
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
         ("pytorch_model.bin".to_string(), data),
         ("vocab.txt".to_string(), VOCAB),
     ];
-    if let Err(e) = posgeo::model::Model::from_files(&folder) {
+    if let Err(e) = posgeo_model::Model::from_files(&folder) {
         assert!(!e.to_string().is_empty());
     }
 });

@@ -16,6 +16,11 @@ pub enum PosgeoError {
     /// The input holds lines but no usable sequence (all empty after parsing).
     #[error("the input has no usable sequence: {0}")]
     NoSequences(String),
+    /// Reading the input failed (an I/O error, a damaged gzip stream): what was read is not
+    /// the whole input. Said as [`PosgeoError::NoSequences`] is, but a reader of parts tells
+    /// the two apart by the variant, never by the text.
+    #[error("the input has no usable sequence: {0}")]
+    Unreadable(String),
     /// A CSV/TSV column that does not exist.
     #[error("column {column:?} not found; the file's columns are: {available}")]
     MissingColumn { column: String, available: String },

@@ -52,7 +52,7 @@ fn gunzip_within(bytes: &[u8], budget: u64) -> Result<Vec<u8>> {
             Ok(k) => out.truncate(start + k),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => out.truncate(start),
             Err(e) => {
-                return Err(PosgeoError::NoSequences(format!(
+                return Err(PosgeoError::Unreadable(format!(
                     "the gzip stream is damaged after {} of output ({e})",
                     crate::limits::human(start as u64)
                 )))

@@ -23,7 +23,7 @@ impl Read for Scan<'_> {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(e),
             Err(e) => {
                 let what = if self.gzip { "the gzip stream is damaged" } else { "the input could not be read" };
-                self.error = Some(PosgeoError::NoSequences(format!(
+                self.error = Some(PosgeoError::Unreadable(format!(
                     "{what} after {} of output ({e})",
                     crate::limits::human(self.out)
                 )));
@@ -42,5 +42,5 @@ impl Read for Scan<'_> {
 
 /// The message of a read that failed: the one the scan noted, or the error itself.
 pub(super) fn io_error(scan: &mut Scan<'_>, e: std::io::Error) -> PosgeoError {
-    scan.error.take().unwrap_or_else(|| PosgeoError::NoSequences(format!("the input could not be read ({e})")))
+    scan.error.take().unwrap_or_else(|| PosgeoError::Unreadable(format!("the input could not be read ({e})")))
 }

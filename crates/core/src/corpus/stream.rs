@@ -38,7 +38,7 @@ impl<'r> SequenceStream<'r> {
     pub fn new(reader: impl Read + 'r, format: &InputFormat, lossy: bool) -> Result<Self> {
         let mut buffered = BufReader::with_capacity(1 << 16, reader);
         let head =
-            buffered.fill_buf().map_err(|e| PosgeoError::NoSequences(format!("the input could not be read ({e})")))?;
+            buffered.fill_buf().map_err(|e| PosgeoError::Unreadable(format!("the input could not be read ({e})")))?;
         let gzip = is_gzip(head);
         let inner: Box<dyn Read + 'r> =
             if gzip { Box::new(flate2::read::MultiGzDecoder::new(buffered)) } else { Box::new(buffered) };

@@ -36,7 +36,7 @@ pub fn kept(req: &Request) -> usize {
 }
 
 fn io(e: std::io::Error) -> PosgeoError {
-    PosgeoError::NoSequences(format!("the file could not be read ({e})"))
+    PosgeoError::Unreadable(format!("the file could not be read ({e})"))
 }
 
 /// The counts of the request's corpus under `params` (a counts table counted in pad mode

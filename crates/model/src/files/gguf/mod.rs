@@ -20,6 +20,8 @@ use candle_core::quantized::gguf_file::{Content, TensorInfo, Value};
 use candle_core::Device;
 use posgeo::error::{PosgeoError, Result};
 use std::collections::HashMap;
+mod padded;
+use padded::Padded;
 use std::io::Cursor;
 
 fn bad(m: impl std::fmt::Display) -> PosgeoError {
@@ -136,7 +138,8 @@ impl<'a> GgufFile<'a> {
                     "a tensor is stored as ggml type {id} ({}), which posgeo does not dequantize (it reads F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q8_1 and the K-quants Q2_K … Q8_K)",
                     ggml_type_name(id)
                 ))
-            } else if e.contains("fill whole buffer") || e.contains("remaining") {
+            } else if Content::read(&mut Padded { bytes, at: 0 }).is_ok() {
+                // The header reads once the file goes on: it runs past the end.
                 bad(format!("the header runs past the end of the file ({} bytes): it is truncated ({e})", bytes.len()))
             } else {
                 bad(format!("the header cannot be read: {e}"))
