@@ -374,3 +374,16 @@ fn the_estimate_is_the_options_arithmetic_over_a_measured_speed() {
     assert!(text.contains("as fast as your last training here"), "{text}");
     assert!(text.contains(&format!("at {:.0} GFLOP/s", speed / 1e9)), "{text}");
 }
+
+/// Cancel pressed before the worker is up: its job is dropped, nothing is posted once it is
+/// up, and the last results stay.
+#[test]
+fn cancel_before_the_job_starts_posts_nothing() {
+    let mut m = started();
+    let fx = learn(&mut m, LearnMsg::Train { form: form(), at: 0.0, cores: 1 });
+    assert!(fx.contains(&LearnEffect::StartWorkers(1)));
+    let fx = learn(&mut m, LearnMsg::Cancel);
+    assert!(fx.contains(&LearnEffect::StopWorkers) && !m.learning.is_running(), "{fx:?}");
+    assert_eq!(learn(&mut m, LearnMsg::WorkerReady(0)), vec![], "the dropped job is not posted");
+    assert!(m.learning.results.is_none() && m.learning.shown().runs.is_empty());
+}
