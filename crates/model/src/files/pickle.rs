@@ -263,7 +263,42 @@ mod tests {
         let ok = b"\x80\x02ccollections\nOrderedDict\nq\x00)Rq\x01.";
         assert!(check_pickle(ok).is_ok());
         let inst = b"\x80\x02(i__builtin__\neval\n.";
-        assert!(check_pickle(inst).is_err(), "INST is not a data opcode");
-        assert!(check_pickle(b"\x80\x02X\xff\x00\x00\x00ab").is_err(), "truncated");
+        let e = check_pickle(inst).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("opcode 0x69 at byte 3"), "INST is not a data opcode: {e}");
+        // STACK_GLOBAL (protocol 4) takes its names from the stack, where no walk can check them.
+        let stacked = b"\x80\x02X\x05\x00\x00\x00posixX\x06\x00\x00\x00system\x93.";
+        let e = check_pickle(stacked).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("opcode 0x93 at byte 23"), "{e}");
+        let e = check_pickle(b"\x80\x02X\xff\x00\x00\x00ab").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("ends in the middle of an opcode"), "{e}");
+    }
+
+    /// torch.save's file with one storage cut short, and bytes that are not a zip: each named.
+    #[test]
+    fn a_storage_cut_short_and_a_file_that_is_not_a_zip_are_named() {
+        use std::io::Write;
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/torch/");
+        let bytes = std::fs::read(format!("{dir}state.bin")).unwrap();
+        let mut source = zip::ZipArchive::new(Cursor::new(&bytes[..])).unwrap();
+        let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for i in 0..source.len() {
+            let mut f = source.by_index(i).unwrap();
+            let mut data = Vec::new();
+            f.read_to_end(&mut data).unwrap();
+            let name = f.name().to_string();
+            // `big`'s storage (10×4 f32, the one `view` shares) loses its last row.
+            if name.ends_with("data/1") {
+                data.truncate(36 * 4);
+            }
+            out.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+            out.write_all(&data).unwrap();
+        }
+        let cut = out.finish().unwrap().into_inner();
+        let file = PickleFile::new(&cut).unwrap();
+        let e = file.read("big").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("big needs bytes 0..160 of its storage, which has 144"), "{e}");
+        assert!(file.read("view").is_ok(), "rows 2..5 are still there");
+        let e = PickleFile::new(b"PK not a zip").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("not a PyTorch zip checkpoint"), "{e}");
     }
 }
