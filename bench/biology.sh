@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FASTA against plain text of the same size (docs/MATH.md §17): `posgeo count` of the shipped
 # proteins repeated to SIZE_MB as FASTA (60-residue lines, the `chars` tokenizer) beside Genesis
-# repeated to the same size as text (the `words` tokenizer), best of 3 each, in one run; then the
+# repeated to the same size as text (the `words` tokenizer), best of 5 each, in one run; then the
 # random band's share of an analysis (crates/bench/examples/band_cost.rs) on the built-in corpus,
 # Genesis and the proteins. `bash bench/bench.sh biology` (env SIZE_MB, default 64).
 set -euo pipefail
@@ -38,7 +38,7 @@ with open(f"{out}/genesis.txt", "w") as f:
 PY
 best() {
   local t=999
-  for _ in 1 2 3; do
+  for _ in 1 2 3 4 5; do
     local s e
     s=$(date +%s.%N)
     "$@" > /dev/null

@@ -89,6 +89,19 @@ pub struct Tokenizer {
 }
 
 impl Tokenizer {
+    /// About how many tokens a sequence of `bytes` bytes gives (the room counting reserves):
+    /// one a byte for `chars` (exact for ASCII residues), one per k bytes for `kmer`, and one
+    /// per 4 bytes otherwise (natural text has about 5 with its separator).
+    pub fn token_guess(&self, bytes: usize) -> usize {
+        let marker = usize::from(self.bos);
+        marker
+            + match self.kind {
+                TokenizerKind::Chars => bytes,
+                TokenizerKind::Kmer => bytes / self.kmer.max(1),
+                _ => bytes / 4 + 1,
+            }
+    }
+
     /// Calls `f` with each of the first `limit` tokens of `seq` (the marker included).
     pub fn for_each_token(&self, seq: &str, limit: usize, mut f: impl FnMut(&str)) {
         self.for_each_keyed_token(seq, limit, |tok, _| f(tok));

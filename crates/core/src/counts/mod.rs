@@ -320,12 +320,13 @@ mod tests {
             let single = one.into_table();
             assert_eq!(all, single);
             #[cfg(not(target_arch = "wasm32"))]
-            for threads in [2, 3, 5] {
-                let shared = parallel::count_with(&corpus.sequences, &p.tokenizer, p.max_len, threads, &mut |_| {});
-                assert_eq!(shared.as_ref(), Some(&single), "{threads} threads");
+            for (threads, round) in [(2, parallel::ROUND_TOKENS), (3, parallel::ROUND_TOKENS), (5, 5_000), (2, 200)] {
+                let shared =
+                    parallel::count_with(&corpus.sequences, &p.tokenizer, p.max_len, threads, round, &mut |_| {});
+                assert_eq!(shared.as_ref(), Some(&single), "{threads} threads, rounds of {round} tokens");
             }
             #[cfg(not(target_arch = "wasm32"))]
-            assert!(parallel::count_with(&[] as &[String], &p.tokenizer, p.max_len, 2, &mut |_| {}).is_none());
+            assert!(parallel::count_with(&[] as &[String], &p.tokenizer, p.max_len, 2, 1, &mut |_| {}).is_none());
             // Appending the tables of consecutive parts gives the table of the whole.
             let (a, b) = corpus.sequences.split_at(12_345);
             let mut parts = count_table(a, &p.tokenizer, p.max_len, &mut |_| {});

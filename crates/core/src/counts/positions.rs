@@ -79,6 +79,10 @@ pub(super) fn count_range(
     types: usize,
     range: std::ops::Range<usize>,
 ) -> Vec<(u64, u64)> {
+    let cells = range.len().saturating_mul(types);
+    if types > 0 && cells <= DENSE_CELLS && cells as u64 <= 4 * at[range.clone()].iter().sum::<u64>() {
+        return count_dense(parts, remaps, types, range);
+    }
     let grouped = group_by_position(parts, remaps, &at[range.clone()], range.start);
     // A position holds at most one token per sequence, and the callers count fewer than
     // 2^32 tokens at once (one reader at most 2^23 tokens, or half its cells, between
@@ -109,6 +113,33 @@ pub(super) fn count_range(
                 cells.push((key | u64::from(run[0]), run.len() as u64));
             }
         }
+    }
+    cells
+}
+
+/// The most (position, type) counters [`count_dense`] holds at once (16 MB).
+const DENSE_CELLS: usize = 1 << 22;
+
+/// [`count_range`] with one counter per (position, type) of the range, filled straight from
+/// the sequences (no grouping copy of the ids) and read back in key order: for a range whose
+/// counters are few beside its tokens, as with residues, bases or a small vocabulary.
+fn count_dense(parts: &[&Tokens], remaps: &[Vec<u32>], types: usize, range: std::ops::Range<usize>) -> Vec<(u64, u64)> {
+    let mut counters = vec![0u32; range.len() * types];
+    for (part, remap) in parts.iter().zip(remaps) {
+        let mut start = 0;
+        for &end in &part.ends {
+            let seq = &part.ids[start..end];
+            start = end;
+            let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
+            for (row, &id) in counters.chunks_exact_mut(types).zip(tokens) {
+                row[if remap.is_empty() { id } else { remap[id as usize] } as usize] += 1;
+            }
+        }
+    }
+    let mut cells = Vec::new();
+    for (k, row) in counters.chunks_exact(types).enumerate() {
+        let key = ((range.start + k) as u64) << 32;
+        cells.extend(row.iter().enumerate().filter(|c| *c.1 > 0).map(|(id, &c)| (key | id as u64, u64::from(c))));
     }
     cells
 }
@@ -154,7 +185,7 @@ mod tests {
     /// few types (counters) and with many (sorting).
     #[test]
     fn cells_are_the_direct_count_sorted_by_key() {
-        for types in [5u32, 5000] {
+        for types in [5u32, 5000, 50_000] {
             let mut tokens = Tokens::default();
             let mut direct = std::collections::BTreeMap::new();
             for s in 0..300u32 {

@@ -145,7 +145,7 @@ mod tests {
             let want = super::count_sequences(&texts, &by_text, 6, &mut |_| {});
             #[cfg(not(target_arch = "wasm32"))]
             for threads in [2, 3] {
-                let shared = crate::counts::parallel::count_with(&lines, &by_id, 6, threads, &mut |_| {});
+                let shared = crate::counts::parallel::count_with(&lines, &by_id, 6, threads, 64, &mut |_| {});
                 assert_eq!(shared.as_ref(), Some(&want), "{threads} threads, {lowercase}");
             }
             let mut one = super::Tallies::new(&by_id, 6);
