@@ -27,6 +27,10 @@ CANDIDATES = {
     "4 signals × 150 steps, batch 32": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "150", "--every", "5"],
     "4 signals × 100 steps, batch 32": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "100", "--every", "5"],
     "4 signals × 100 steps, batch 16": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "100", "--every", "5", "--batch", "16"],
+    "4 signals × 400 steps, batch 16": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "400", "--every", "20", "--batch", "16"],
+    "4 signals × 300 steps, batch 16": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "300", "--every", "15", "--batch", "16"],
+    "4 signals × 200 steps, batch 16": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "200", "--every", "10", "--batch", "16"],
+    "4 signals × 300 steps, batch 32, every 15": ["--signals", "nope,sinusoidal,learned,pmds", "--steps", "300", "--every", "15"],
 }
 
 

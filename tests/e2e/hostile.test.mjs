@@ -2,13 +2,15 @@
 // from files are never markup, and lying files get messages naming their defect.
 // The fault tests mark the page `data-faults="1"`: its worker then traps on a corpus starting
 // with `#posgeo:trap` (crates/web/src/worker.rs), and the page's post of a corpus starting with
-// `#posgeo:unpostable` carries a value no worker can receive (crates/web/src/dom/bridge.rs).
+// `#posgeo:unpostable` carries a value no worker can receive (crates/web/src/dom/bridge.rs);
+// a large upload starting with `#posgeo:helper-hang` or `#posgeo:helper-trap` makes the helper
+// that counts its start spin or trap (crates/web/src/helper_io.rs), with a 3 s silence limit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, settle, table } from './harness.mjs';
+import { serve, launch, settle, table, cli, assertSameNumbers } from './harness.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let site, browser;
@@ -65,6 +67,43 @@ test('a post to the worker that fails says so, naming the run, and the next run 
   assert.notDeepEqual(await table(page), before);
   await page.close();
 });
+
+const WORDS = ['the', 'cat', 'Dog', 'sat', 'on', 'a', 'mat', 'ran', 'far', 'away', 'naïve'];
+const big = (lines) => Array.from({ length: lines }, (_, k) => {
+  const len = 3 + ((k * 7) % 17);
+  return Array.from({ length: len }, (_, i) => WORDS[(k * 3 + i * i + 5 * i) % WORDS.length]).join(' ');
+}).join('\n') + '\n';
+
+for (const [fault, says] of [['hang', /a helper gave no sign of life for 3 s and was ended/], ['trap', /a helper stopped on an error/]]) {
+  test(`a helper that ${fault}s while counting is named, its part counted again, and the next run uses new helpers`, async (t) => {
+    const page = await open(site.url);
+    if (await page.evaluate(() => navigator.hardwareConcurrency) < 2) return t.skip('one core: no helpers');
+    await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
+    const text = `#posgeo:helper-${fault}\n` + big(360000); // about 18 MB: counted by helpers
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'posgeo-fault-')), 'big.txt');
+    fs.writeFileSync(file, text);
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(() => document.querySelector('#file-info').textContent.includes('big.txt'));
+    await page.click('#run-button');
+    assert.equal(await settle(page), 'done', await page.$eval('#error', (e) => e.textContent));
+    const estimate = await page.textContent('#estimate');
+    assert.match(estimate, /done here after helper workers failed: counting in helpers: /, estimate);
+    assert.match(estimate, says, estimate);
+    const want = cli([], Buffer.from(text));
+    assertSameNumbers(await table(page), want);
+    // The failed helpers were ended; the next run (without the fault) counts with new ones.
+    await page.evaluate(() => { delete document.documentElement.dataset.faults; });
+    await page.selectOption('#opt-mode', 'pad');
+    await page.click('#run-button');
+    assert.equal(await settle(page), 'done', await page.$eval('#error', (e) => e.textContent));
+    const again = await page.textContent('#estimate');
+    assert.doesNotMatch(again, /helper workers failed/, again);
+    assert.match(again, /counted by \d+ workers/, again);
+    assertSameNumbers(await table(page), cli(['--mode', 'pad'], Buffer.from(text)));
+    await page.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+}
 
 test('tokens from files are text, never markup, in every read-out and export', async () => {
   const page = await open(site.url);

@@ -5,7 +5,10 @@
 //! appends their counts tables in file order — the table one worker would count, byte for
 //! byte (each part's first-occurrence keys are shifted by the sequences before it). No
 //! SharedArrayBuffer: the `File` is structured-cloned (no data copied) and each helper reads its
-//! range in slices. Any helper failure falls back to one worker, whose messages name the line.
+//! range in slices, saying it is alive as it goes. Any helper failure — an error, a trap, or
+//! silence past its limit ([`super::helper_io::expect`], which ends the helper) — falls back to
+//! one worker, which counts the file again (the run's estimate names what failed); the failed
+//! helpers are ended, and the next job starts new ones.
 
 use super::helper_io::post_job;
 use super::protocol::helper::{Answer, CountPart, Job};
@@ -77,7 +80,8 @@ pub fn helpers_for(req: &Request, file: &Blob) -> usize {
     cores()
 }
 
-/// The next message (or error) of `w`, as a future of its data (`null` for an error).
+/// The next message (or error) of a starting helper `w` (its `Ready`), as a future of its
+/// data (`null` for an error). A job's answer is watched by [`super::helper_io::expect`].
 pub(super) fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         let ok = resolve.clone();
@@ -210,16 +214,18 @@ pub(super) fn cores() -> usize {
 }
 
 /// Counts the upload in `k` helpers, or `None` when they could not (the caller counts it).
-/// `progress` receives the fraction of parts done.
+/// `progress` receives the fraction of parts done; `faults`: the end-to-end tests' (a helper
+/// that hangs or traps, [`CountPart::faults`], and a short silence limit).
 pub async fn count(
     req: &Request,
     file: &Blob,
     tokenizer: &[u8],
     k: usize,
+    faults: bool,
     progress: &mut dyn FnMut(f64),
 ) -> Option<Streamed> {
     let workers = helpers(k).await?;
-    let parts = run_parts(req, file, tokenizer, &workers, progress).await;
+    let parts = run_parts(req, file, (tokenizer, faults), &workers, progress).await;
     release(workers, parts.is_ok());
     let parts = parts.map_err(|e| failed(format!("counting in helpers: {e}"))).ok()?;
     let mut all = CountsTable::empty_text(req.params.max_len);
@@ -236,10 +242,11 @@ pub async fn count(
 async fn run_parts(
     req: &Request,
     file: &Blob,
-    tokenizer: &[u8],
+    (tokenizer, faults): (&[u8], bool),
     workers: &[Worker],
     progress: &mut dyn FnMut(f64),
 ) -> Result<Vec<(CountsTable, Vec<String>)>, String> {
+    let silence = if faults { super::helper_io::FAULT_SILENCE_MS } else { super::helper_io::SILENCE_MS };
     let crate::protocol::Source::Bytes { format, lossy, .. } = &req.source else {
         return Err("only a file is counted by helpers".into());
     };
@@ -254,8 +261,9 @@ async fn run_parts(
             params: req.params.clone(),
             tokenizer: req.tokenizer.clone(),
             keep: super::protocol::kept(req),
+            faults,
         };
-        replies.push(next_message(w));
+        replies.push(super::helper_io::expect(w, silence, None));
         post_job(w, &Job::Count { part, tokenizer: tokenizer.to_vec() }, &[file.into()], &[])?;
     }
     let mut parts = Vec::new();

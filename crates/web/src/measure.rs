@@ -15,15 +15,15 @@
 //! worker computes it itself, when a helper is up already ([`meanwhile_here`]). The others
 //! (PMDS, PMDS-R, SMACOF, learned tables) are measured after, as above.
 
+use super::helper_io::Pending;
 use super::helper_io::{post_job, reply};
-use super::helpers::{cores, end_pooled, failed, helpers, next_message, pooled, release};
+use super::helpers::{cores, end_pooled, failed, helpers, pooled, release};
 use super::protocol::helper::{bare, Answer, Job};
 use posgeo::analysis::{Compared, Geometry, Measure, Staged};
 use posgeo::encodings::Encoding;
 use posgeo::measures::stress::Target;
 use posgeo::points::Points;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 /// From this many positions the helpers are started for measuring alone (below it, only
 /// helpers already up are used: starting one costs about as much as it would save).
@@ -99,7 +99,7 @@ pub fn meanwhile_here(n: usize) -> bool {
 pub struct Meanwhile {
     encodings: Vec<(String, Encoding)>,
     workers: Vec<web_sys::Worker>,
-    reply: JsFuture,
+    reply: Pending,
     n: usize,
 }
 
@@ -147,7 +147,7 @@ impl Meanwhile {
 
 /// Sends a share to helper `w`: the job, with D's pairs, their ranks, the PMDS coordinates
 /// and each encoding's coordinates beside it (transferred); the future of its answer.
-fn send(w: &web_sys::Worker, n: usize, d: &Target, x: &Points, share: &[&Encoding]) -> Option<JsFuture> {
+fn send(w: &web_sys::Worker, n: usize, d: &Target, x: &Points, share: &[&Encoding]) -> Option<Pending> {
     let encodings = share.iter().map(|e| bare(e)).collect();
     let job = Job::Measure { n, sum_sq: d.sum_sq(), x_dim: x.dim, encodings };
     let pairs = js_sys::Float64Array::from(d.upper());
@@ -160,7 +160,7 @@ fn send(w: &web_sys::Worker, n: usize, d: &Target, x: &Points, share: &[&Encodin
         transfer.push(a.buffer().into());
         beside.push(a.into());
     }
-    let reply = next_message(w);
+    let reply = super::helper_io::expect(w, super::helper_io::SILENCE_MS, None);
     match post_job(w, &job, &beside, &transfer) {
         Ok(()) => Some(reply),
         Err(e) => {

@@ -22,7 +22,7 @@
 //! worker from then on. Without helpers the worker fits SMACOF itself, as natively.
 
 use super::helper_io::post_job;
-use super::helpers::{cores, failed, helpers, next_message, pooled, release};
+use super::helpers::{cores, failed, helpers, pooled, release};
 use super::protocol::helper::{Answer, Job};
 use posgeo::analysis::Staged;
 use posgeo::metric::DistanceMatrix;
@@ -152,8 +152,8 @@ fn send_share(w: &Worker, plan: &RowPlan, d: &DistanceMatrix, dim: usize, blocks
 }
 
 /// Sends helper `w` a round; the future of its answer.
-fn send_round(w: &Worker, x: &Points, step: bool) -> Option<wasm_bindgen_futures::JsFuture> {
-    let reply = next_message(w);
+fn send_round(w: &Worker, x: &Points, step: bool) -> Option<super::helper_io::Pending> {
+    let reply = super::helper_io::expect(w, super::helper_io::SILENCE_MS, None);
     let job = Job::SmacofRound { x: x.data.clone(), step };
     post_job(w, &job, &[], &[]).map_err(|e| failed(format!("SMACOF in helpers: {e}"))).ok()?;
     Some(reply)

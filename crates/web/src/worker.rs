@@ -108,6 +108,8 @@ struct Inputs {
     tokenizer: Vec<u8>,
     model: Vec<u8>,
     file: Option<web_sys::Blob>,
+    /// The end-to-end tests asked for faults (the page is marked `data-faults="1"`).
+    faults: bool,
 }
 
 /// The request as its helpers count it, with the tokenizer's bytes
@@ -135,7 +137,7 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
     let counted = match &inputs.file {
         Some(f) if k > 1 => {
             let (counting, tokenizer) = counting_request(&req, &inputs);
-            super::helpers::count(&counting, f, &tokenizer, k, &mut |f| {
+            super::helpers::count(&counting, f, &tokenizer, k, inputs.faults, &mut |f| {
                 post(&scope, &Response::Progress { id, stage: posgeo::analysis::Stage::Counting, fraction: f });
             })
             .await
@@ -348,11 +350,12 @@ fn analysis(
     };
     // The end-to-end tests' worker death: only a page whose root element carries
     // `data-faults="1"` (set by the test) asks for it, with a corpus that starts so.
-    if js::flag(data, Key::Trap) && bytes.starts_with(b"#posgeo:trap") {
+    let faults = js::flag(data, Key::Trap);
+    if faults && bytes.starts_with(b"#posgeo:trap") {
         core::arch::wasm32::unreachable();
     }
     let file = js::typed::<web_sys::Blob>(data, Key::File);
-    let inputs = Inputs { bytes, learned, tokenizer, model: js::bytes(data, Key::ModelBytes), file };
+    let inputs = Inputs { bytes, learned, tokenizer, model: js::bytes(data, Key::ModelBytes), file, faults };
     // Requests run one after another, in order: a run may wait for helpers, and a request
     // arriving meanwhile (a live update) needs the geometry that run keeps.
     let idle = queue.borrow().is_empty();

@@ -10,13 +10,9 @@
 //! helper is an [`Answer::Failed`] with its message; the worker then does the job itself (as
 //! before these messages were typed) and tells the page what failed.
 
-use posgeo::analysis::{measure_against, spectrum_keeps, AnalysisParams, Measure};
-use posgeo::corpus::{InputFormat, LineRange, SequenceStream};
-use posgeo::counts::{count_stream, CountsTable, Streamed};
+use posgeo::analysis::{AnalysisParams, Measure};
+use posgeo::corpus::InputFormat;
 use posgeo::encodings::Encoding;
-use posgeo::error::PosgeoError;
-use posgeo::mds::{double_centre_rows, Spectrum};
-use posgeo::measures::stress::Target;
 use posgeo::points::Points;
 use posgeo::smacof::rows;
 use posgeo::smacof::RowPlan;
@@ -44,6 +40,9 @@ pub struct CountPart {
     pub tokenizer: Option<String>,
     /// The first sequences kept as text ([`crate::protocol::kept`]).
     pub keep: usize,
+    /// The end-to-end tests' faults: a helper whose part starts with `#posgeo:helper-hang`
+    /// never answers, one whose part starts with `#posgeo:helper-trap` traps.
+    pub faults: bool,
 }
 
 /// A field postcard cannot carry itself (an internally tagged enum) as its JSON text.
@@ -148,6 +147,8 @@ pub enum Answer {
         /// In the job's order.
         measures: Vec<Measure>,
     },
+    /// The job is still going (a heartbeat: a helper silent for too long counts as hung).
+    Alive,
     /// Batches of a layer job done so far.
     LayerProgress {
         /// How many.
@@ -192,6 +193,8 @@ pub trait Beside {
     fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn Read + '_>, String>;
     /// Posts an answer before the last (progress).
     fn post(&self, answer: &Answer);
+    /// Posts [`Answer::Alive`] unless one went out a moment ago.
+    fn alive(&self);
     /// Item `i`'s f64s.
     fn f64s(&self, i: usize) -> Result<Vec<f64>, String> {
         let mut v = vec![0.0; self.len(i).ok_or_else(|| format!("no array {i} beside the job"))?];
@@ -292,93 +295,6 @@ impl Helper {
     }
 }
 
-/// A part of the upload counted: the table one worker would count for those lines.
-fn count(part: CountPart, tokenizer: &[u8], beside: &dyn Beside) -> Result<Answer, String> {
-    let mut params = part.params;
-    if let Some(name) =
-        part.tokenizer.as_ref().filter(|_| params.tokenizer == posgeo::corpus::tokenize::TokenizerKind::Model)
-    {
-        let model = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes(name, tokenizer);
-        params.model = Some(model.map_err(|e| e.to_string())?);
-    }
-    let reader = beside.file_from(0, LineRange::<&[u8]>::read_from(part.start))?;
-    let range = LineRange::new(reader, part.start, part.end);
-    let mut stream = SequenceStream::new(range, &part.format, part.lossy).map_err(|e| e.to_string())?;
-    let counted = match count_stream(&mut stream, &params.tokenizer(), params.max_len, part.keep, &mut || true) {
-        // A part without sequences (blank lines only) counts nothing.
-        Err(PosgeoError::EmptyInput) => {
-            Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })
-        }
-        // (An unreadable part is `Unreadable`, and fails the run.)
-        Err(PosgeoError::NoSequences(_)) if stream.sequences == 0 => {
-            Ok(Streamed { table: CountsTable::empty_text(params.max_len), first: Vec::new() })
-        }
-        other => other,
-    };
-    let s = counted.map_err(|e| e.to_string())?;
-    Ok(Answer::Counted { table: s.table.to_bytes(), first: s.first })
-}
-
-/// The spectrum of the D beside, keeping the eigenvectors a run under `params` reads. B is
-/// built from D's rows where they lie, never copied whole into this memory.
-fn spectrum(n: usize, params: &AnalysisParams, beside: &dyn Beside) -> Answer {
-    if n == 0 || beside.len(0) != Some(n * n) {
-        return Answer::Failed { message: format!("D is not {n}×{n}") };
-    }
-    let mut failed = None;
-    let b = double_centre_rows(n, |i, row| {
-        if let Err(e) = beside.f64s_into(0, i * n, row) {
-            failed.get_or_insert(e);
-        }
-    });
-    if let Some(message) = failed {
-        return Answer::Failed { message };
-    }
-    let keep = |values: &[f64]| spectrum_keeps(params, values);
-    match Spectrum::of_double_centred_keeping(b, keep) {
-        Ok(s) => Answer::Spectrum { eigenvectors: s.vectors().to_vec(), eigenvalues: s.eigenvalues },
-        Err(e) => Answer::EigenFailed { message: e.to_string() },
-    }
-}
-
-/// The rows of D of a SMACOF share, checked against its shape.
-fn share(n: usize, dim: usize, blocks: Range<usize>, beside: &dyn Beside) -> Result<Share, String> {
-    let plan = RowPlan::new(n);
-    if blocks.end > plan.len() || blocks.start > blocks.end {
-        return Err(format!("blocks {blocks:?} are not among the {} of n = {n}", plan.len()));
-    }
-    let d_rows = beside.f64s(0)?;
-    if d_rows.len() != plan.span(blocks.clone()).len() * n {
-        return Err("the share's rows of D are not those of its blocks".into());
-    }
-    Ok(Share { n, dim, blocks, d_rows })
-}
-
-/// Encodings measured against the D beside (its pairs and ranks) and the PMDS coordinates.
-fn measure(
-    n: usize,
-    sum_sq: f64,
-    x_dim: usize,
-    mut encodings: Vec<Encoding>,
-    beside: &dyn Beside,
-) -> Result<Answer, String> {
-    let d = Target::from_parts(beside.f64s(0)?, sum_sq, beside.u32s(1)?).ok_or("D's pairs and ranks differ")?;
-    if !d.holds_pairs_of(n) {
-        return Err("D's pairs are not those of n positions".into());
-    }
-    let x = Points { n, dim: x_dim, data: beside.f64s(2)? };
-    if x.data.len() != n * x_dim {
-        return Err("the coordinates do not match the job".into());
-    }
-    for (i, e) in encodings.iter_mut().enumerate() {
-        e.points.data = beside.f64s(3 + i)?;
-        if e.points.n != n || e.points.data.len() != n * e.points.dim {
-            return Err(format!("encoding {i}'s coordinates do not match n = {n}"));
-        }
-    }
-    Ok(Answer::Measured { measures: measure_against(d, x, n, &encodings) })
-}
-
 /// An encoding without its coordinates (they travel beside the job).
 pub fn bare(e: &Encoding) -> Encoding {
     Encoding {
@@ -392,3 +308,5 @@ pub fn bare(e: &Encoding) -> Encoding {
 
 #[cfg(test)]
 mod tests;
+mod work;
+use work::{count, measure, share, spectrum};

@@ -1,6 +1,10 @@
 use super::*;
-use posgeo::counts::Mode;
+use posgeo::analysis::{measure_against, spectrum_keeps};
+use posgeo::corpus::SequenceStream;
+use posgeo::counts::{count_stream, CountsTable, Mode};
 use posgeo::encodings::{sinusoidal, EncodingKind};
+use posgeo::mds::Spectrum;
+use posgeo::measures::stress::Target;
 use posgeo::metric::DistanceMatrix;
 use std::cell::RefCell;
 
@@ -15,6 +19,8 @@ enum Item {
 struct Native {
     items: Vec<Item>,
     posted: RefCell<Vec<Answer>>,
+    /// Heartbeats asked for.
+    beats: std::cell::Cell<usize>,
 }
 
 impl Beside for Native {
@@ -59,6 +65,9 @@ impl Beside for Native {
     fn post(&self, answer: &Answer) {
         self.posted.borrow_mut().push(answer.clone());
     }
+    fn alive(&self) {
+        self.beats.set(self.beats.get() + 1);
+    }
 }
 
 /// `message` through postcard and back gives the same bytes.
@@ -100,6 +109,7 @@ fn every_job_round_trips_with_nan_and_infinities() {
         params: params.clone(),
         tokenizer: Some("t".into()),
         keep: 2,
+        faults: true,
     };
     let jobs = [
         Job::Count { part, tokenizer: vec![0, 255] },
@@ -144,6 +154,7 @@ fn every_answer_round_trips_with_nan_and_infinities() {
         Answer::EigenFailed { message: "no".into() },
         Answer::SmacofPart { values: ODD.to_vec() },
         Answer::Measured { measures },
+        Answer::Alive,
         Answer::LayerProgress { done: 3 },
         Answer::LayerSums { sums },
         Answer::Failed { message: "why".into() },
@@ -261,6 +272,7 @@ fn counted_parts_append_to_the_whole() {
             params: params.clone(),
             tokenizer: None,
             keep: 3,
+            faults: false,
         },
         tokenizer: Vec::new(),
     };
@@ -282,6 +294,7 @@ fn counted_parts_append_to_the_whole() {
     let whole = count_stream(&mut stream, &params.tokenizer(), params.max_len, 3, &mut || true).expect("counts");
     assert_eq!(all.to_bytes(), whole.table.to_bytes());
     assert_eq!(first, whole.first);
+    assert!(native.beats.get() >= 2, "each part's count says it is alive as it goes");
     let no_file = Helper::default().serve(job(0, size), &Native::default());
     assert!(matches!(no_file, Some(Answer::Failed { .. })));
 }
