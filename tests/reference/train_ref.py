@@ -19,24 +19,30 @@ W_o, W₁, W₂). Trainable: every tensor, `pos` only for learned and learned_pm
 checked against §16's schedule (w = ⌊steps/10⌋; lr·(t+1)/w for t < w, else lr).
 
 Each step's loss is computed at the weights before that step's update and compared with
-run.json's train_loss[t] for the first --steps steps (float64 by default). When every step of the
+run.json's train_loss[t] for the first --steps steps (float64 by default). At every record of
+run.json's `records` within those steps (step 0 included), the held-out loss (the mean of the
+loss above over every chosen position of held.safetensors' sequences) is compared to --tol, and
+the accuracy (the share of those positions whose largest logit, the first on a tie, is the
+target) to one position in the count. When every step of the
 run is replayed, the weights after the last one are compared with final.safetensors: per tensor
 max|ours − dump| / max|dump|, the largest over the tensors must be within --wtol.
 
 --control makes this reference wrong on purpose, to show that the replay sees the difference (a
 negative control: the replay must then FAIL): `no-decay` drops the decoupled weight decay,
 `warmup` starts the warm-up one step late (lr·t/w for t < w, its own schedule instead of the
-dump's), `table` builds the sinusoids with base 1000.
+dump's), `table` builds the sinusoids with base 1000, `held` scores every real held-out
+position instead of the chosen ones.
 
 The fixed tables are checked against their definitions before the replay: `sinusoidal`'s pos
 is §5's table (P[i,2k] = sin(i·ω_k), P[i,2k+1] = cos(i·ω_k), ω_k = 10000^(−2k/d)) divided by
 its RMS over the n·d entries, to 1e-6; `random`'s, `pmds`'s and `pmds_r`'s RMS is 1.
 
 Usage: train_ref.py DIR [--steps 20] [--tol 1e-4] [--wtol 1e-4] [--signal NAME ...]
-       [--dtype float64|float32] [--control no-decay|warmup|table] [-v]
+       [--dtype float64|float32] [--control no-decay|warmup|table|held] [-v]
 DIR holds one folder per signal (init.safetensors, batches.safetensors, final.safetensors,
-run.json). stdout gets one line `SIGNAL MAX_ABS_DIFF STEPS_COMPARED FINAL_REL_DIFF` per signal
-(`-` when the final weights were not compared); stderr a table. Exit 1 if a |diff| > tol or the
+held.safetensors, run.json). stdout gets one line `SIGNAL MAX_ABS_DIFF STEPS_COMPARED
+FINAL_REL_DIFF HELD_MAX_ABS_DIFF RECORDS_COMPARED` per signal (`-` when the final weights were not
+compared); stderr a table. Exit 1 if a |diff| > tol or the
 final weights differ by more than wtol (or the dump is inconsistent), else 0.
 """
 import argparse
@@ -128,8 +134,8 @@ def rotate(x, i):
     return jnp.stack([x0 * c - x1 * s, x0 * s + x1 * c], axis=-1).reshape(x.shape)
 
 
-def loss_fn(p, inp, target, chosen, signal, layers, heads, pad):
-    """§16's loss of one batch (ids B×T) at weights p (name → array)."""
+def logits_fn(p, inp, signal, layers, heads, pad):
+    """§16's output logits of one batch (ids B×T) at weights p (name → array)."""
     x = p["tok_emb"][inp]
     B, T, d = x.shape
     dh = d // heads
@@ -155,11 +161,32 @@ def loss_fn(p, inp, target, chosen, signal, layers, heads, pad):
         h = layer_norm(x, w["ln2.weight"], w["ln2.bias"]) @ w["w1"] + w["b1"]
         x = x + jax.nn.gelu(h, approximate=False) @ w["w2"] + w["b2"]
     y = layer_norm(x, p["ln_f.weight"], p["ln_f.bias"])
-    logits = y @ p["tok_emb"].T + p["out_bias"]
-    nll = jax.nn.logsumexp(logits, axis=-1) - jnp.take_along_axis(
+    return y @ p["tok_emb"].T + p["out_bias"]
+
+
+def nll_fn(logits, target):
+    """logsumexp(logits) − logit_target at each position."""
+    return jax.nn.logsumexp(logits, axis=-1) - jnp.take_along_axis(
         logits, target[..., None], axis=-1)[..., 0]
-    c = chosen.astype(x.dtype)
+
+
+def loss_fn(p, inp, target, chosen, signal, layers, heads, pad):
+    """§16's loss of one batch: the mean of nll_fn over the chosen positions."""
+    nll = nll_fn(logits_fn(p, inp, signal, layers, heads, pad), target)
+    c = chosen.astype(nll.dtype)
     return (nll * c).sum() / c.sum()
+
+
+def make_held(signal, layers, heads, pad):
+    """Jitted (Σ nll, positions whose first largest logit is the target, positions) over the
+    chosen positions of held-out sequences."""
+    def held(p, inp, target, chosen):
+        logits = logits_fn(p, inp, signal, layers, heads, pad)
+        nll = nll_fn(logits, target)
+        c = chosen.astype(nll.dtype)
+        right = (jnp.argmax(logits, axis=-1) == target).astype(nll.dtype)
+        return (nll * c).sum(), (right * c).sum(), c.sum()
+    return jax.jit(held)
 
 
 def make_step(signal, layers, heads, pad, decay=WEIGHT_DECAY):
@@ -202,9 +229,40 @@ def check_table(folder, signal, pos, control):
             raise DumpError(f"{folder}: pos's RMS is {rms!r}, not 1")
 
 
+def held_out(folder, run, signal, control):
+    """A function of the weights and a step that notes (|Δ held loss|, |Δ accuracy| in positions)
+    when run.json has a record at that step, and the list it appends to."""
+    from safetensors.numpy import load_file
+    held = load_file(os.path.join(folder, "held.safetensors"))
+    n = run["n"]
+    if any(held[k].ndim != 2 or held[k].shape[1] != n for k in ("input", "target", "chosen")):
+        raise DumpError(f"{folder}: held.safetensors must be H×n (n = {n})")
+    inp, target = (np.asarray(held[k], np.int32) for k in ("input", "target"))
+    pad = run["special_ids"]["pad"]
+    # The `held` control scores every real position instead of the chosen ones.
+    chosen = (inp != pad) if control == "held" else (held["chosen"] == 1)
+    opt = run["options"]
+    score = make_held(signal, opt["layers"], opt["heads"], pad)
+    records = {r["step"]: r for r in run.get("records") or []}
+    if 0 not in records:
+        raise DumpError(f"{folder}: run.json has no record at step 0")
+    checked = []
+
+    def check(weights, step):
+        r = records.get(step)
+        if r is None:
+            return
+        s, right, c = (float(x) for x in score(weights, inp, target, chosen))
+        want = [math.nan if r[k] is None else float(r[k]) for k in ("held_loss", "held_accuracy")]
+        loss_diff, acc_diff = abs(s / c - want[0]), abs(right / c - want[1]) * c
+        checked.append(tuple(x if math.isfinite(x) else math.inf for x in (loss_diff, acc_diff)))
+    return check, checked
+
+
 def replay(folder, signal, steps, dtype, control=None):
-    """(reference losses, dumped losses, the final weights' largest relative difference or None)
-    of the first min(steps, dumped) steps."""
+    """(reference losses, dumped losses, the final weights' largest relative difference or None,
+    each record's (|Δ held loss|, |Δ accuracy| in positions)) of the first min(steps, dumped)
+    steps."""
     run, init, batches = load_dump(folder, signal, check_schedule=control != "warmup")
     if signal in ADDITIVE:
         check_table(folder, signal, init["pos"], control)
@@ -223,16 +281,19 @@ def replay(folder, signal, steps, dtype, control=None):
     v = {k: jnp.zeros_like(a) for k, a in train.items()}
     ids = {k: np.asarray(batches[k], np.int32) for k in ("input", "target")}
     chosen = batches["chosen"] == 1
+    check_held, held = held_out(folder, run, signal, control)
+    check_held({**train, **fixed}, 0)
     ours = []
     for t in range(count):
         loss, train, m, v = step(train, fixed, m, v, jnp.asarray(t + 1, dtype),
                                  jnp.asarray(lrs[t], dtype),
                                  ids["input"][t], ids["target"][t], chosen[t])
         ours.append(float(loss))
+        check_held({**train, **fixed}, t + 1)
     theirs = [math.nan if x is None else float(x) for x in run["train_loss"][:count]]  # null: NaN
     final = os.path.join(folder, "final.safetensors")
     if count < len(run["train_loss"]) or not os.path.isfile(final):
-        return ours, theirs, None
+        return ours, theirs, None, held
     from safetensors.numpy import load_file
     dumped = load_file(final)
     ref = {**train, **fixed}
@@ -240,7 +301,7 @@ def replay(folder, signal, steps, dtype, control=None):
         raise DumpError(f"{folder}: final.safetensors names {sorted(dumped)}, expected {sorted(ref)}")
     rel = max(float(np.max(np.abs(np.asarray(ref[k], np.float64) - dumped[k])))
               / max(float(np.max(np.abs(dumped[k]))), 1e-30) for k in dumped)
-    return ours, theirs, rel
+    return ours, theirs, rel, held
 
 
 def main(argv=None):
@@ -250,7 +311,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--wtol", type=float, default=1e-4)
-    ap.add_argument("--control", choices=("no-decay", "warmup", "table"))
+    ap.add_argument("--control", choices=("no-decay", "warmup", "table", "held"))
     ap.add_argument("--signal", nargs="+", action="extend", choices=SIGNALS, metavar="NAME")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     ap.add_argument("-v", "--verbose", action="store_true", help="every step's losses (stderr)")
@@ -265,28 +326,34 @@ def main(argv=None):
     for s in signals:
         folder = os.path.join(args.dir, s)
         try:
-            ours, theirs, rel = replay(folder, s, args.steps, args.dtype, args.control)
+            ours, theirs, rel, held = replay(folder, s, args.steps, args.dtype, args.control)
         except (DumpError, OSError, KeyError) as e:
             sys.exit(f"train_ref: FAIL ({s}): {type(e).__name__}: {e}")
         if not ours:
             sys.exit(f"train_ref: FAIL ({s}): the dump has no step")
         diffs = [abs(a - b) if math.isfinite(a - b) else math.inf for a, b in zip(ours, theirs)]
         worst = int(np.argmax(diffs))
-        rows.append((s, len(diffs), diffs[worst], worst, rel))
-        print(f"{s} {diffs[worst]:.6e} {len(diffs)} {'-' if rel is None else f'{rel:.6e}'}", flush=True)
+        held_loss = max(h[0] for h in held)
+        held_acc = max(h[1] for h in held)
+        rows.append((s, len(diffs), diffs[worst], worst, rel, held_loss, len(held)))
+        print(f"{s} {diffs[worst]:.6e} {len(diffs)} {'-' if rel is None else f'{rel:.6e}'} "
+              f"{held_loss:.6e} {len(held)}", flush=True)
         if args.verbose:
             for t, (a, b) in enumerate(zip(ours, theirs)):
                 print(f"  {s} step {t}: ref {a:.10f} dump {b:.10f} diff {a - b:+.3e}",
                       file=sys.stderr)
-        if diffs[worst] > args.tol or (rel is not None and rel > args.wtol):
+        if diffs[worst] > args.tol or (rel is not None and rel > args.wtol) \
+                or held_loss > args.tol or held_acc > 1 + 1e-9:
             failed.append(s)
-    print(f"{'signal':<14}{'steps':>6}{'max|diff|':>12}{'at step':>9}{'final rel':>12}   ({args.dtype}, "
-          f"tol {args.tol:g}, wtol {args.wtol:g})", file=sys.stderr)
-    for s, count, d, t, rel in rows:
-        print(f"{s:<14}{count:>6}{d:>12.3e}{t:>9}{'-' if rel is None else f'{rel:.3e}':>12}", file=sys.stderr)
+    print(f"{'signal':<14}{'steps':>6}{'max|diff|':>12}{'at step':>9}{'final rel':>12}{'held':>12}"
+          f"{'records':>8}   ({args.dtype}, tol {args.tol:g}, wtol {args.wtol:g})", file=sys.stderr)
+    for s, count, d, t, rel, hl, hn in rows:
+        print(f"{s:<14}{count:>6}{d:>12.3e}{t:>9}{'-' if rel is None else f'{rel:.3e}':>12}{hl:>12.3e}{hn:>8}",
+              file=sys.stderr)
     if failed:
-        sys.exit(f"train_ref: FAIL: the losses differ from the dump by more than {args.tol:g}, or the "
-                 f"final weights by more than {args.wtol:g}, for {', '.join(failed)}")
+        sys.exit(f"train_ref: FAIL: the losses or held-out losses differ from the dump by more than "
+                 f"{args.tol:g}, a held-out accuracy by more than one position, or the final weights "
+                 f"by more than {args.wtol:g}, for {', '.join(failed)}")
     print(f"train_ref: OK, {len(rows)} signal(s) within {args.tol:g}", file=sys.stderr)
 
 

@@ -25,8 +25,9 @@ pub struct TrainArgs {
     /// Print the whole experiment (every record of every run) as one JSON object.
     #[arg(long)]
     json: bool,
-    /// Write SIGNAL/init.safetensors, SIGNAL/batches.safetensors and SIGNAL/run.json for
-    /// each signal's first seed (docs/MATH.md §16), for an independent replay.
+    /// Write SIGNAL/init.safetensors, batches.safetensors, held.safetensors,
+    /// final.safetensors and run.json for each signal's first seed (docs/MATH.md §16), for an
+    /// independent replay.
     #[arg(long)]
     dump: Option<PathBuf>,
     /// Add the paper's training claims (separation, monotone learned tables, stress against

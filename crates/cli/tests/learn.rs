@@ -51,16 +51,18 @@ fn replay(dump: &Path, extra: &[&str]) -> (bool, String) {
     (out.status.success(), format!("{stdout}\n{}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// A replay line's (loss difference, steps compared, final weights' relative difference).
-fn replayed(line: &str) -> (f64, usize, f64) {
+/// A replay line's (loss difference, steps compared, final weights' relative difference,
+/// held-out loss difference, records compared).
+fn replayed(line: &str) -> (f64, usize, f64, f64, usize) {
     let f: Vec<&str> = line.split_whitespace().collect();
-    assert_eq!(f.len(), 4, "{line}");
-    (f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap())
+    assert_eq!(f.len(), 6, "{line}");
+    (f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap())
 }
 
 /// An independent implementation (tests/reference/train_ref.py, JAX, float64) replays every
 /// signal's dump from the same initial weights and batches: each of the 20 losses agrees to
-/// 1e-4, and every weight after the 20th step to 1e-4 of its tensor's largest. Negative
+/// 1e-4, the held-out loss at each record to 1e-4 and its accuracy to one position, and every
+/// weight after the 20th step to 1e-4 of its tensor's largest. Negative
 /// controls: the same reference without weight decay, with the warm-up a step late, or with
 /// sinusoids of another base, fails — without decay the losses alone still agree to 1e-4, the
 /// final weights do not.
@@ -78,13 +80,17 @@ fn a_jax_replay_of_the_dump_gives_every_loss_and_the_final_weights() {
     let lines: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 10, "one line per signal: {text}");
     for l in lines {
-        let (diff, steps, weights) = replayed(l);
-        assert!(diff < 1e-4 && weights < 1e-4, "{l}");
-        // Every one of the 20 steps was compared (a dump cut short would compare fewer).
-        assert_eq!(steps, 20, "{l}");
+        let (diff, steps, weights, held, records) = replayed(l);
+        assert!(diff < 1e-4 && weights < 1e-4 && held < 1e-4, "{l}");
+        // Every one of the 20 steps was compared (a dump cut short would compare fewer), and
+        // the held-out loss and accuracy at each of the records, steps 0, 10 and 20.
+        assert_eq!((steps, records), (20, 3), "{l}");
     }
+    // Scoring every real held-out position instead of the chosen ones gives another loss.
+    let (ok, text) = replay(&dump, &["--signal", "learned", "--control", "held"]);
+    assert!(!ok && replayed(text.lines().next().unwrap()).3 > 1e-4, "every position scored: {text}");
     let (ok, text) = replay(&dump, &["--signal", "learned", "--control", "no-decay"]);
-    let (diff, _, weights) = replayed(text.lines().next().unwrap());
+    let (diff, _, weights, _, _) = replayed(text.lines().next().unwrap());
     assert!(!ok && diff < 1e-4 && weights > 1e-4, "without decay: {text}");
     let (ok, text) = replay(&dump, &["--signal", "learned", "--control", "warmup"]);
     assert!(!ok && replayed(text.lines().next().unwrap()).0 > 1e-4, "the warm-up a step late: {text}");
