@@ -305,8 +305,9 @@ test("lecture step 13 trains the lecture preset in place, draws the tables as th
   await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#learn-status').dataset.state), null, { timeout: 240000 });
   assert.equal(await page.$eval('#learn-status', (s) => s.dataset.state), 'done', await page.textContent('#learn-status'));
   // The preset's options are in the panel.
-  assert.equal(await page.$eval('#learn-steps', (e) => e.value), '300');
-  assert.equal(await page.$eval('#learn-every', (e) => e.value), '5');
+  assert.equal(await page.$eval('#learn-steps', (e) => e.value), '400');
+  assert.equal(await page.$eval('#learn-every', (e) => e.value), '20');
+  assert.equal(await page.$eval('#learn-batch', (e) => e.value), '16');
   const drawn = await page.$$eval('[data-lecture-step="13"] canvas', (cs) => cs.filter((c) => c.offsetParent !== null).map((c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let ink = 0;
@@ -316,15 +317,19 @@ test("lecture step 13 trains the lecture preset in place, draws the tables as th
   assert.equal(drawn.length, 2, JSON.stringify(drawn));
   for (const c of drawn) assert.ok(c.ink > 10, `${c.kind} is blank`);
   assert.match(await page.textContent('[data-lecture-step="13"]'), /learned: the separation/);
-  // The CLI's preset: the same verdicts, and the same numbers as far as f32 allows. Over 300
+  // The CLI's preset: the same verdicts, and the same numbers as far as f32 allows. Over 400
   // steps the last-bit differences of wasm's and AVX2's f32 kernels (see the header) grow to
   // about 1e-3 relative in the losses (at 20 steps they are 2e-7), so the losses are checked to
-  // 1e-2 here; the fixed signals' σ* (f64 geometry) still to 1e-9.
+  // 1e-2 here; the fixed signals' σ* (f64 geometry) still to 1e-9. The held-out accuracy and
+  // the learned table's monotonicity violation rate are counts of discrete events (a position
+  // right, a triple out of order), which such drift flips a few at a time: the rate to 0.05.
   const want = JSON.parse(execFileSync(BIN, ['train', corpusFile, '--json', '--claims', '--preset', 'lecture'], { maxBuffer: 1 << 28 }));
   const diffs = differences(await learnTable(page), want);
   for (const d of diffs) {
     const tol = d.tol === 1e-9 * Math.max(1, Math.abs(d.cli)) ? d.tol : 1e-2 * Math.max(1, Math.abs(d.cli));
-    if (!d.at.endsWith('held_accuracy')) assert.ok(d.diff <= tol, `${d.at}: page ${d.page} vs CLI ${d.cli} (tolerance ${tol})`);
+    if (d.at.endsWith('held_accuracy')) continue;
+    const within = d.at.endsWith('monotonicity') ? 0.05 : tol;
+    assert.ok(d.diff <= within, `${d.at}: page ${d.page} vs CLI ${d.cli} (tolerance ${within})`);
   }
   const claims = await page.$$eval('#learn-claims li[data-claim]', (items) => items.map((li) => ({
     key: li.dataset.claim, holds: { true: true, false: false, na: null }[li.dataset.holds] })));

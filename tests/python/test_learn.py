@@ -178,7 +178,7 @@ def test_the_lecture_preset_equals_the_cli(synth):
     ours = posgeo.train(synth, preset="lecture", progress=False, **small).to_dict()
     assert ours == theirs
     assert [s["signal"] for s in ours["signals"]] == ["nope", "sinusoidal", "pmds", "learned"]
-    assert (ours["params"]["steps"], ours["params"]["d_model"]) == (300, 16)
+    assert (ours["params"]["steps"], ours["params"]["batch"], ours["params"]["d_model"]) == (400, 16, 16)
     with pytest.raises(posgeo.InputError, match="unknown preset `seminar`; presets: lecture"):
         posgeo.train(synth, preset="seminar", progress=False)
 

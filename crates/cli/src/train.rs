@@ -35,8 +35,8 @@ pub struct TrainArgs {
     #[arg(long)]
     claims: bool,
     /// `lecture`: the smallest run whose verdicts agree with the default run's (docs/MATH.md
-    /// §16) — four signals (nope, sinusoidal, learned, pmds), 300 steps, batch 32, a record
-    /// every 5 steps. It overrides those four options.
+    /// §16) — four signals (nope, sinusoidal, learned, pmds), 400 steps, batch 16, a record
+    /// every 20 steps. It overrides those four options.
     #[arg(long, value_parser = ["lecture"])]
     preset: Option<String>,
 }

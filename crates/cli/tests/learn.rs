@@ -224,11 +224,11 @@ fn the_lecture_preset_runs_its_options() {
     let file = corpus(&dir);
     let e = json(&posgeo(&["train", &file, "--json", "--preset", "lecture", "--d-model", "16", "--heads", "2"]));
     let p = &e["params"];
-    assert_eq!((p["steps"].as_u64(), p["batch"].as_u64(), p["every"].as_u64()), (Some(300), Some(32), Some(5)));
+    assert_eq!((p["steps"].as_u64(), p["batch"].as_u64(), p["every"].as_u64()), (Some(400), Some(16), Some(20)));
     assert_eq!(p["d_model"].as_u64(), Some(16), "options the preset does not set stay as given");
     let signals: Vec<&str> = e["signals"].as_array().unwrap().iter().map(|s| s["signal"].as_str().unwrap()).collect();
     assert_eq!(signals, ["nope", "sinusoidal", "pmds", "learned"], "in the report's order, as the page checks them");
     let learned = e["runs"].as_array().unwrap().iter().find(|r| r["signal"] == "learned").unwrap();
-    assert_eq!(learned["records"].as_array().unwrap().len(), 300 / 5 + 1, "a record every 5 steps, and step 0");
+    assert_eq!(learned["records"].as_array().unwrap().len(), 400 / 20 + 1, "a record every 20 steps, and step 0");
     assert!(e["finding"]["rho"].is_number());
 }

@@ -10,7 +10,7 @@ use posgeo_learn::{Experiment, Run, TableMeasures};
 /// What a step says when the Learn panel has not trained yet.
 fn not_trained(what: &str) -> Vec<Block> {
     vec![Block::Text(format!(
-        "No training yet. Press “Train the lecture preset here” in step 13 (four signals, 300 steps: \
+        "No training yet. Press “Train the lecture preset here” in step 13 (four signals, 400 steps of 16 sequences: \
          the smallest run whose verdicts agree with the full run's), or in the dashboard's Learn panel \
          choose the signals and press Train: {what}"
     ))]
