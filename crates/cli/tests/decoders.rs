@@ -5,7 +5,8 @@
 //! shipped SmolLM2-135M-Instruct (Q4_1 GGUF, written into www/models/ by `scripts/smollm2.py`)
 //! and for small random llama, qwen2 and gpt2 models the tests write (`tiny_decoder.py`: odd
 //! sizes; F32, F16, BF16; sharded safetensors, pytorch_model.bin; GGUF in F32 and quantized).
-//! The same model read from its folder and from its GGUF gives the same numbers; bad models are
+//! The same model read from its folder and from its GGUF gives the same numbers; each GGUF
+//! tokenizer equals the original it was written from; bad models are
 //! refused with messages naming the defect.
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)] // tests may unwrap: a failure is the test failing
@@ -182,6 +183,64 @@ fn quantized_ggufs_agree_with_the_reference_dequantization() {
         let args = ["--min-support", "3", "--layer-sequences", "24"];
         agree(&posgeo(&gguf, &text, &args), &reference(&gguf, &text, &args), 1e-4, &format!("{arch} {qtype}"));
     }
+}
+
+/// Lines of the reference corpus, and one of digits, runs of spaces, a tab, accents, Chinese and
+/// an end token's text.
+fn tokenizer_lines() -> Vec<String> {
+    let text = std::fs::read_to_string(corpus("tests/data/reference_corpus.txt")).unwrap();
+    text.lines()
+        .filter(|l| !l.is_empty())
+        .take(40)
+        .chain(["Digits 12345 and   spaces\n\t¿Qué? 你好 <|endoftext|>"])
+        .map(str::to_string)
+        .collect()
+}
+
+/// `file`'s GGUF tokenizer gives, line by line, the ids in `theirs["ids"]`; the lines compared.
+fn same_ids(file: &Path, lines: &[String], theirs: &Value) -> usize {
+    let bytes = std::fs::read(file).unwrap();
+    let meta = posgeo_model::files::gguf::GgufFile::new(&bytes).unwrap();
+    let json = posgeo_model::files::gguf_tokenizer::tokenizer_json(meta.metadata()).unwrap();
+    let ours = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes("GGUF tokenizer", json.as_bytes()).unwrap();
+    let expected = theirs["ids"].as_array().unwrap();
+    assert_eq!(expected.len(), lines.len(), "{}: one id list per line", file.display());
+    for (line, want) in lines.iter().zip(expected) {
+        let want: Vec<u32> = want.as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        assert_eq!(ours.ids(line, true, 4096), want, "{}: {line:?}", file.display());
+    }
+    lines.len()
+}
+
+/// Each GGUF tokenizer against the original it was written from, run by that original's own
+/// library: byte-level BPE (small llama, qwen2 and gpt2 models, their `tokenizer.json` through
+/// Hugging Face's `tokenizers`) and SentencePiece BPE (a model trained by `sentencepiece`, its
+/// vocabulary written as llama.cpp's converter writes it, encoded by `SentencePieceProcessor`;
+/// tests/reference/spm_gguf.py).
+#[test]
+fn the_gguf_tokenizers_equal_the_originals_they_were_written_from() {
+    let lines = tokenizer_lines();
+    let listed = serde_json::to_string(&lines).unwrap();
+    let pid = std::process::id();
+    let mut cases = Vec::new();
+    for (arch, bos) in [("llama", true), ("qwen2", false), ("gpt2", false)] {
+        let gguf = std::env::temp_dir().join(format!("posgeo-dec-orig-{arch}-{pid}.gguf"));
+        let mut args = vec!["--arch", arch, "--seed", "4", "--gguf", gguf.to_str().unwrap()];
+        args.extend(bos.then_some("--add-bos"));
+        let dir = tiny(&format!("orig-{arch}"), &args);
+        let encode = "import json, sys\nfrom tokenizers import Tokenizer\nt = Tokenizer.from_file(sys.argv[1])\n\
+                      print(json.dumps({'ids': [t.encode(l).ids for l in json.loads(sys.argv[2])]}))";
+        let theirs = json_of(python().arg("-c").arg(encode).arg(dir.join("tokenizer.json")).arg(&listed));
+        cases.push((gguf, theirs));
+    }
+    let spm = std::env::temp_dir().join(format!("posgeo-dec-spm-{pid}"));
+    let script = Path::new(ROOT).join("tests/reference/spm_gguf.py");
+    let out = python().arg(&script).arg("train").arg(&spm).output().unwrap();
+    assert!(out.status.success(), "spm_gguf.py: {}", String::from_utf8_lossy(&out.stderr));
+    let theirs = json_of(python().arg(&script).arg("encode").arg(spm.join("tokenizer.model")).arg(&listed));
+    cases.push((spm.join("tokenizer.gguf"), theirs));
+    let compared: usize = cases.iter().map(|(file, theirs)| same_ids(file, &lines, theirs)).sum();
+    assert_eq!(compared, 4 * lines.len());
 }
 
 #[test]
