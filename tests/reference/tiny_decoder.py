@@ -40,7 +40,9 @@ tokenizer.json: byte-level BPE trained by `tokenizers` (BpeTrainer vocab_size 30
 initial alphabet the 256 ByteLevel characters, special tokens "<|endoftext|>" = 0 and, for llama/
 qwen2, "<s>" = 1) on tests/data/reference_corpus.txt; ByteLevel pre-tokenizer (add_prefix_space
 false) and decoder; post-processor TemplateProcessing "<s> $A" with --add-bos (llama only), else
-ByteLevel(trim_offsets=False), which adds nothing.
+ByteLevel(trim_offsets=False), which adds nothing. --pre llama-bpe or qwen2: the pre-tokenizer of
+Meta-Llama-3's or Qwen2's own tokenizer.json instead — Split(their regex, isolated) then
+ByteLevel(use_regex=false); llama-bpe's BPE with ignore_merges, qwen2's after an NFC normaliser.
 
 --gguf FILE (as llama.cpp's convert_hf_to_gguf.py would write the folder, from the folder's
 rounded values): general.architecture, {arch}.block_count, .context_length, .embedding_length,
@@ -52,7 +54,7 @@ transposed to [3·out, in], with bias), blk.N.attn_output, blk.N.ffn_norm, blk.N
 qwen2), ffn_up, ffn_down (gpt2: transposed, with biases), output_norm; gpt2 also output.weight, a
 copy of token_embd (convert does so). llama only: attn_q and attn_k rows permuted as convert's
 LlamaModel.permute (reshape(n_head, 2, rows/n_head/2, cols).swapaxes(1, 2); attn_k with the KV
-head count). Tokenizer: tokenizer.ggml.model "gpt2", .pre "gpt2", tokens (id order), token_type
+head count). Tokenizer: tokenizer.ggml.model "gpt2", .pre as --pre, tokens (id order), token_type
 (3 for the special tokens, else 1), merges ("a b", rank order), bos/eos ids, add_bos_token.
 --qtype T: every 2-D ".weight" tensor except position_embd (token_embd, output included) in T;
 norms, biases and position_embd stay F32 (llama.cpp). Types gguf-py can quantize (F16, Q8_0,
@@ -63,7 +65,7 @@ to one constant per tensor, chosen so that the dequantized values have standard 
 
 Usage: tiny_decoder.py OUT_DIR --arch llama|qwen2|gpt2 [--seed N] [--dtype F32|F16|BF16]
          [--shards K] [--format safetensors|bin] [--evil] [--gguf FILE] [--qtype T]
-         [--preset auto|small|quant] [--add-bos]
+         [--preset auto|small|quant] [--add-bos] [--pre gpt2|llama-bpe|qwen2]
 """
 import argparse
 import collections
@@ -76,7 +78,7 @@ import types
 import zipfile
 
 import numpy as np
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tiny_bert import encode, write_safetensors  # noqa: E402
@@ -92,9 +94,23 @@ FILE_TYPE = {"F32": "ALL_F32", "F16": "MOSTLY_F16", "Q8_0": "MOSTLY_Q8_0", "Q4_0
              "Q3_K": "MOSTLY_Q3_K_M", "Q4_K": "MOSTLY_Q4_K_M", "Q5_K": "MOSTLY_Q5_K_M", "Q6_K": "MOSTLY_Q6_K"}
 
 
-def tokenizer(arch, add_bos):
+# The pre-tokenizer regexes of Meta-Llama-3's and Qwen2's own tokenizer.json files.
+SPLIT = {
+    "llama-bpe": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    "qwen2": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+}
+
+
+def tokenizer(arch, add_bos, pre="gpt2"):
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if pre == "gpt2":
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    else:  # as Llama 3's and Qwen2's files: the regex split, then the byte mapping alone
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(SPLIT[pre]), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    if pre == "qwen2":
+        tok.normalizer = normalizers.NFC()
     tok.decoder = decoders.ByteLevel()
     special = ["<|endoftext|>"] + ([] if arch == "gpt2" else ["<s>"])
     tok.train([CORPUS], trainers.BpeTrainer(vocab_size=VOCAB, min_frequency=0, special_tokens=special,
@@ -104,6 +120,10 @@ def tokenizer(arch, add_bos):
                                                            special_tokens=[("<s>", 1)])
     else:
         tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    if pre == "llama-bpe":  # Llama 3's BPE takes a whole word in the vocabulary as it is
+        spec = json.loads(tok.to_str())
+        spec["model"]["ignore_merges"] = True
+        tok = Tokenizer.from_str(json.dumps(spec))
     return tok
 
 
@@ -294,7 +314,7 @@ def random_kquant(gguf, qtype, shape, sd, rng):
     return with_scales(np.float16(scale), np.float16(dmin * scale))
 
 
-def write_gguf(path, arch, p, cfg, w, tok, qtype, add_bos, seed):
+def write_gguf(path, arch, p, cfg, w, tok, qtype, add_bos, seed, pre="gpt2"):
     import gguf
 
     writer = gguf.GGUFWriter(path, arch)
@@ -321,7 +341,7 @@ def write_gguf(path, arch, p, cfg, w, tok, qtype, add_bos, seed):
     specials = {t.content for t in tok.get_added_tokens_decoder().values() if t.special}
     merges = json.loads(tok.to_str())["model"]["merges"]
     writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("gpt2")
+    writer.add_tokenizer_pre(pre)
     writer.add_token_list(tokens)
     writer.add_token_types([3 if t in specials else 1 for t in tokens])
     writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in merges])
@@ -363,6 +383,7 @@ def main():
     ap.add_argument("--qtype", choices=QTYPES, default="F32")
     ap.add_argument("--preset", choices=["auto", "small", "quant"], default="auto")
     ap.add_argument("--add-bos", action="store_true")
+    ap.add_argument("--pre", choices=["gpt2", "llama-bpe", "qwen2"], default="gpt2")
     args = ap.parse_args()
     if args.add_bos and args.arch != "llama":
         ap.error("--add-bos is for --arch llama only")
@@ -375,7 +396,7 @@ def main():
         ap.error(f"--qtype {args.qtype} needs --preset quant (rows of 36 are not whole blocks)")
     p = PRESETS[preset]
     os.makedirs(args.out, exist_ok=True)
-    tok = tokenizer(args.arch, args.add_bos)
+    tok = tokenizer(args.arch, args.add_bos, args.pre)
     tok.save(os.path.join(args.out, "tokenizer.json"))
     vocab = tok.get_vocab_size(with_added_tokens=True)
     cfg = config(args.arch, p, vocab, args.dtype)
@@ -405,7 +426,7 @@ def main():
             f.write("\n")
     if args.gguf:
         w = {n: decode(dt, data).reshape(shape).astype(np.float32) for n, dt, shape, data in items}
-        write_gguf(args.gguf, args.arch, p, cfg, w, tok, args.qtype, args.add_bos, args.seed)
+        write_gguf(args.gguf, args.arch, p, cfg, w, tok, args.qtype, args.add_bos, args.seed, args.pre)
 
 
 if __name__ == "__main__":

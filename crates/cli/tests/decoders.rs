@@ -192,7 +192,7 @@ fn tokenizer_lines() -> Vec<String> {
     text.lines()
         .filter(|l| !l.is_empty())
         .take(40)
-        .chain(["Digits 12345 and   spaces\n\t¿Qué? 你好 <|endoftext|>"])
+        .chain(["Digits 12345 and   spaces\n\t¿Qué? 你好 <|endoftext|>", "It's THEY'RE we'LL ÀÉ 1234567 x\r\n\ny"])
         .map(str::to_string)
         .collect()
 }
@@ -214,7 +214,8 @@ fn same_ids(file: &Path, lines: &[String], theirs: &Value) -> usize {
 
 /// Each GGUF tokenizer against the original it was written from, run by that original's own
 /// library: byte-level BPE (small llama, qwen2 and gpt2 models, their `tokenizer.json` through
-/// Hugging Face's `tokenizers`) and SentencePiece BPE (a model trained by `sentencepiece`, its
+/// Hugging Face's `tokenizers`, with GPT-2's pre-tokenizer and with Llama 3's and Qwen2's) and
+/// SentencePiece BPE (a model trained by `sentencepiece`, its
 /// vocabulary written as llama.cpp's converter writes it, encoded by `SentencePieceProcessor`;
 /// tests/reference/spm_gguf.py).
 #[test]
@@ -223,11 +224,12 @@ fn the_gguf_tokenizers_equal_the_originals_they_were_written_from() {
     let listed = serde_json::to_string(&lines).unwrap();
     let pid = std::process::id();
     let mut cases = Vec::new();
-    for (arch, bos) in [("llama", true), ("qwen2", false), ("gpt2", false)] {
-        let gguf = std::env::temp_dir().join(format!("posgeo-dec-orig-{arch}-{pid}.gguf"));
-        let mut args = vec!["--arch", arch, "--seed", "4", "--gguf", gguf.to_str().unwrap()];
+    let kinds = [("llama", "gpt2", true), ("qwen2", "gpt2", false), ("gpt2", "gpt2", false)];
+    for (arch, pre, bos) in kinds.into_iter().chain([("llama", "llama-bpe", true), ("qwen2", "qwen2", false)]) {
+        let gguf = std::env::temp_dir().join(format!("posgeo-dec-orig-{arch}-{pre}-{pid}.gguf"));
+        let mut args = vec!["--arch", arch, "--pre", pre, "--seed", "4", "--gguf", gguf.to_str().unwrap()];
         args.extend(bos.then_some("--add-bos"));
-        let dir = tiny(&format!("orig-{arch}"), &args);
+        let dir = tiny(&format!("orig-{arch}-{pre}"), &args);
         let encode = "import json, sys\nfrom tokenizers import Tokenizer\nt = Tokenizer.from_file(sys.argv[1])\n\
                       print(json.dumps({'ids': [t.encode(l).ids for l in json.loads(sys.argv[2])]}))";
         let theirs = json_of(python().arg("-c").arg(encode).arg(dir.join("tokenizer.json")).arg(&listed));
@@ -240,7 +242,7 @@ fn the_gguf_tokenizers_equal_the_originals_they_were_written_from() {
     let theirs = json_of(python().arg(&script).arg("encode").arg(spm.join("tokenizer.model")).arg(&listed));
     cases.push((spm.join("tokenizer.gguf"), theirs));
     let compared: usize = cases.iter().map(|(file, theirs)| same_ids(file, &lines, theirs)).sum();
-    assert_eq!(compared, 4 * lines.len());
+    assert_eq!(compared, 6 * lines.len());
 }
 
 #[test]
