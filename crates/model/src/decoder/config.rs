@@ -348,16 +348,39 @@ mod tests {
         }
     }
 
+    /// Every scaling against its definition, frequency by frequency: `linear` divides all by
+    /// the factor; `llama3` (transformers' `_compute_llama3_parameters`) keeps wavelengths below
+    /// old/high, divides those above old/low by the factor, and blends the band between; a
+    /// GGUF's `rope_freqs` divides each by its own divisor (1 past the list's end).
     #[test]
-    fn llama3_scaling_keeps_high_frequencies_and_divides_low_ones() {
-        let s = SMOL.replace(
-            "\"pad_token_id\": 2",
-            "\"pad_token_id\": 2, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 1, \"high_freq_factor\": 4, \"original_max_position_embeddings\": 8192}",
+    fn every_rope_scaling_follows_its_definition() {
+        let with = |scaling: &str| {
+            let s = SMOL.replace("\"pad_token_id\": 2", &format!("\"pad_token_id\": 2, \"rope_scaling\": {scaling}"));
+            DecoderConfig::from_json(s.as_bytes()).expect("reads")
+        };
+        let plain = DecoderConfig { rope_scaling: None, ..with("null") }.inverse_frequencies();
+        let linear = with(r#"{"type": "linear", "factor": 2.5}"#).inverse_frequencies();
+        assert!(plain.iter().zip(&linear).all(|(p, l)| (l - p / 2.5).abs() <= 1e-18));
+        let llama3 = with(
+            r#"{"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4, "original_max_position_embeddings": 8192}"#,
         );
-        let c = DecoderConfig::from_json(s.as_bytes()).expect("reads");
-        let (plain, scaled) =
-            (DecoderConfig { rope_scaling: None, ..c.clone() }.inverse_frequencies(), c.inverse_frequencies());
-        assert_eq!(plain[0], scaled[0]);
-        assert!((scaled[31] - plain[31] / 8.0).abs() < 1e-18);
+        let mut bands = [0; 3];
+        for (t, got) in plain.iter().zip(llama3.inverse_frequencies()) {
+            let wavelength = 2.0 * std::f64::consts::PI / t;
+            let (band, want) = if wavelength < 8192.0 / 4.0 {
+                (0, *t)
+            } else if wavelength > 8192.0 {
+                (2, t / 8.0)
+            } else {
+                let smooth = (8192.0 / wavelength - 1.0) / 3.0;
+                (1, (1.0 - smooth) * t / 8.0 + smooth * t)
+            };
+            bands[band] += 1;
+            assert!((got - want).abs() <= 1e-15 * t, "wavelength {wavelength}: {got} against {want}");
+        }
+        assert!(bands.iter().all(|&b| b > 0), "every band visited: {bands:?}");
+        let divided = DecoderConfig { rope_scaling: Some(RopeScaling::Divisors(vec![1.0, 4.0])), ..with("null") };
+        let d = divided.inverse_frequencies();
+        assert_eq!((d[0], d[1], d[2]), (plain[0], plain[1] / 4.0, plain[2]));
     }
 }
