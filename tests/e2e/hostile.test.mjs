@@ -2,7 +2,8 @@
 // from files are never markup, and lying files get messages naming their defect.
 // The fault tests mark the page `data-faults="1"`: its worker then traps on a corpus starting
 // with `#posgeo:trap` (crates/web/src/worker.rs), and the page's post of a corpus starting with
-// `#posgeo:unpostable` carries a value no worker can receive (crates/web/src/dom/bridge.rs);
+// `#posgeo:unpostable` carries a value no worker can receive and one starting with
+// `#posgeo:malformed` a request cut short (crates/web/src/dom/bridge.rs);
 // a large upload starting with `#posgeo:helper-hang` or `#posgeo:helper-trap` makes the helper
 // that counts its start spin or trap (crates/web/src/helper_io.rs), with a 3 s silence limit.
 import { test, before, after } from 'node:test';
@@ -104,6 +105,23 @@ for (const [fault, says] of [['hang', /a helper gave no sign of life for 3 s and
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 }
+
+test('a request the worker cannot read is named by its run, the results stay, and the next run works', async () => {
+  const page = await open(site.url);
+  await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
+  const before = await table(page);
+  await paste(page, '#posgeo:malformed\n' + CORPUS);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'error');
+  const error = await page.$eval('#error', (e) => e.textContent);
+  assert.match(error, /the worker could not read run \d+'s request \(/, error);
+  assert.deepEqual(await table(page), before, 'the last good results stay');
+  await paste(page, CORPUS);
+  await page.click('#run-button');
+  assert.equal(await settle(page), 'done', 'the next run works');
+  assert.notDeepEqual(await table(page), before);
+  await page.close();
+});
 
 test('tokens from files are text, never markup, in every read-out and export', async () => {
   const page = await open(site.url);
