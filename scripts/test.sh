@@ -77,6 +77,9 @@ tail -n 3 "$SITE_LOG"
 # and web crates are linted for wasm32 as they compile.
 step "wasm tests in headless Chromium, linted by clippy for wasm32"
 cargo test --profile web-release --target wasm32-unknown-unknown -p posgeo-web --test wasm
+step "docs of the web shell's wasm32-only modules (the worker, its helpers, the page's DOM)"
+RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" cargo doc -p posgeo-web --target wasm32-unknown-unknown \
+  --profile web-release --no-deps --document-private-items --quiet
 step "end-to-end tests in headless Chromium (two files at a time)"
 POSGEO_BIN="$PWD/target/debug/posgeo" node --test --test-concurrency=2 tests/e2e/
 # (The README's picture is refreshed by hand, `bash scripts/screenshot.sh` after the end-to-end

@@ -5,7 +5,7 @@
 // `#posgeo:unpostable` carries a value no worker can receive and one starting with
 // `#posgeo:malformed` a request cut short (crates/web/src/dom/bridge.rs);
 // a large upload starting with `#posgeo:helper-hang` or `#posgeo:helper-trap` makes the helper
-// that counts its start spin or trap (crates/web/src/helper_io.rs), with a 3 s silence limit.
+// that counts its start spin or trap (crates/web/src/courier.rs), with a 3 s silence limit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

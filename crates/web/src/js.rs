@@ -1,6 +1,6 @@
 //! **Where Rust reads and writes JavaScript objects by property name, and nowhere else.** The
 //! page and its workers exchange plain objects (`{ request, bytes, file, … }`) whose payloads
-//! are typed (JSON or postcard: [`crate::protocol`], [`crate::protocol::helper`]); their
+//! are typed (JSON or postcard: [`crate::protocol`], [`crate::protocol::jobs`]); their
 //! property names are the [`Key`]s, each spelled once, here. The few browser objects read by
 //! property — a worker's `location.href`, a fetch response's stream, `navigator.serviceWorker`
 //! — are read here too. `crates/bench/tests/layout.rs` checks that no other file calls

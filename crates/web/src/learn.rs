@@ -1,7 +1,7 @@
 //! The training worker's side (wasm32 only; docs/MATH.md §16): a worker of its own that the
 //! page starts for each training (`web::dom::learn_bridge`) receives
 //! `{ learn_request, bytes | file, tokenizer_bytes, model_bytes }`, runs
-//! [`protocol::learn::run`] and posts each [`LearnResponse`] as `{ learn: Uint8Array }`
+//! [`crate::protocol::learn::run`] and posts each [`LearnResponse`] as `{ learn: Uint8Array }`
 //! (postcard, transferred). The training holds this worker until it ends; the page cancels
 //! it by terminating the worker.
 //!

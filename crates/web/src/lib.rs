@@ -6,9 +6,10 @@
 //!   exports, over the worker's payload).
 //! * wasm32 only: `dom` performs the effects on the page (typed element handles, the form
 //!   controls built from the option tables, the worker bridge, files, drawing on canvases) and
-//!   `worker` is the Web Worker's message loop, `helper_io` moves the typed helper messages
-//!   ([`protocol::helper`]) in and out, `helpers` the workers that count parts of a large
-//!   upload for it, `mds` has one compute the spectrum, `smacof` has them share SMACOF's iterations, `measure` has them measure
+//!   `worker` is the Web Worker's message loop; its helper workers have three modules, one an
+//!   idea: [`protocol::jobs`] what they are asked and answer, `courier` how a job and its
+//!   answer travel (watched, with a silence limit), and `pool` who they are (started, pooled,
+//!   ended; and the parts of a large upload they count); `mds` has one compute the spectrum, `smacof` has them share SMACOF's iterations, `measure` has them measure
 //!   the encodings, and `layers` run a model's batches; `learn` is the training worker's side
 //!   of the Learn panel (a worker of its own, docs/MATH.md §16).
 
@@ -18,11 +19,9 @@ pub mod url;
 pub mod view;
 
 #[cfg(target_arch = "wasm32")]
+pub mod courier;
+#[cfg(target_arch = "wasm32")]
 pub mod dom;
-#[cfg(target_arch = "wasm32")]
-pub mod helper_io;
-#[cfg(target_arch = "wasm32")]
-pub mod helpers;
 #[cfg(target_arch = "wasm32")]
 pub mod js;
 #[cfg(target_arch = "wasm32")]
@@ -33,6 +32,8 @@ pub mod mds;
 pub mod measure;
 #[cfg(target_arch = "wasm32")]
 pub mod model_pass;
+#[cfg(target_arch = "wasm32")]
+pub mod pool;
 #[cfg(target_arch = "wasm32")]
 pub mod smacof;
 #[cfg(target_arch = "wasm32")]

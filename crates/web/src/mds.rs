@@ -12,9 +12,9 @@
 //! eigensolver failed there, the run fails as it would have in the worker. The helper is not
 //! returned to the pool: SMACOF and the measures start a fresh one if they need it.
 
-use super::helper_io::{post_job, reply};
-use super::helpers::{failed, helpers};
-use super::protocol::helper::{Answer, Job};
+use super::courier::{post_job, reply};
+use super::pool::{failed, helpers};
+use super::protocol::jobs::{Answer, Job};
 use posgeo::analysis::AnalysisParams;
 use posgeo::error::{PosgeoError, Result};
 use posgeo::mds::Spectrum;
@@ -28,7 +28,7 @@ pub const FROM_N: usize = 2048;
 /// A spectrum being computed by a helper worker ([`start`]).
 pub struct Started {
     worker: Worker,
-    reply: super::helper_io::Pending,
+    reply: super::courier::Pending,
     n: usize,
 }
 
@@ -41,7 +41,7 @@ pub async fn start(d: &DistanceMatrix, params: &AnalysisParams) -> Option<Starte
     }
     let worker = helpers(1).await?.pop()?;
     let arr = js_sys::Float64Array::from(d.as_slice());
-    let reply = super::helper_io::expect(&worker, super::helper_io::spectrum_silence_ms(n), None);
+    let reply = super::courier::expect(&worker, super::courier::spectrum_silence_ms(n), None);
     let job = Job::Spectrum { n, params: params.clone() };
     if let Err(e) = post_job(&worker, &job, &[arr.clone().into()], &[arr.buffer().into()]) {
         failed(format!("the spectrum in a helper: {e}"));

@@ -15,10 +15,10 @@
 //! worker computes it itself, when a helper is up already ([`meanwhile_here`]). The others
 //! (PMDS, PMDS-R, SMACOF, learned tables) are measured after, as above.
 
-use super::helper_io::Pending;
-use super::helper_io::{post_job, reply};
-use super::helpers::{cores, end_pooled, failed, helpers, pooled, release};
-use super::protocol::helper::{bare, Answer, Job};
+use super::courier::Pending;
+use super::courier::{post_job, reply};
+use super::pool::{cores, end_pooled, failed, helpers, pooled, release};
+use super::protocol::jobs::{bare, Answer, Job};
 use posgeo::analysis::{Compared, Geometry, Measure, Staged};
 use posgeo::encodings::Encoding;
 use posgeo::measures::stress::Target;
@@ -128,7 +128,7 @@ impl Meanwhile {
     /// below, it goes back to the pool for the measures that follow.
     pub async fn finish(self) -> Vec<Compared> {
         let Meanwhile { encodings, workers, reply, n } = self;
-        let answer = decode(super::helper_io::reply(reply).await, n, encodings.len());
+        let answer = decode(super::courier::reply(reply).await, n, encodings.len());
         release(workers, answer.is_some() && n < ONE_FROM_N);
         let Some(measures) = answer else { return Vec::new() };
         let procrustes = posgeo::measures::procrustes::Alignment::default();
@@ -160,7 +160,7 @@ fn send(w: &web_sys::Worker, n: usize, d: &Target, x: &Points, share: &[&Encodin
         transfer.push(a.buffer().into());
         beside.push(a.into());
     }
-    let reply = super::helper_io::expect(w, super::helper_io::SILENCE_MS, None);
+    let reply = super::courier::expect(w, super::courier::SILENCE_MS, None);
     match post_job(w, &job, &beside, &transfer) {
         Ok(()) => Some(reply),
         Err(e) => {

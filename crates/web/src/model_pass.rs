@@ -1,15 +1,15 @@
 //! A model's pass spread over helper workers (wasm32 only). The batches of the plan are dealt
-//! round-robin to [`super::helpers::cores`] helpers; each loads the model from the bundle once
+//! round-robin to [`super::pool::cores`] helpers; each loads the model from the bundle once
 //! (kept while the same bundle comes back), runs its batches one by one — posting
 //! [`Answer::LayerProgress`] after each, so the page's bar moves batch by batch — and answers
-//! its [`LayerSums`] ([`Job::Layers`], [`crate::protocol::helper::Helper::serve`]); each
-//! progress message restarts the helper's silence limit ([`super::helper_io::expect`]). Sums
+//! its [`LayerSums`] ([`Job::Layers`], [`crate::protocol::jobs::Helper::serve`]); each
+//! progress message restarts the helper's silence limit ([`super::courier::expect`]). Sums
 //! add, so the coordinator merges them into the sums of the whole pass. If any helper fails,
 //! the coordinator runs the pass itself.
 
-use super::helper_io::{expect, post_job, reply, SILENCE_MS};
-use super::helpers::{cores, failed, helpers, release};
-use super::protocol::helper::{Answer, Job};
+use super::courier::{expect, post_job, reply, SILENCE_MS};
+use super::pool::{cores, failed, helpers, release};
+use super::protocol::jobs::{Answer, Job};
 use posgeo_model::{LayerSums, Plan};
 use std::cell::Cell;
 use std::rc::Rc;

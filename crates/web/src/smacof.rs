@@ -2,7 +2,7 @@
 //! longest step: each iteration is two n×n×d products, one thread in wasm. The worker that
 //! runs the job leaves it for last ([`posgeo::analysis::stage`] with `smacof_later`), then
 //! cuts the iteration into the blocks of rows of [`posgeo::smacof::rows`] and deals
-//! [`crate::helpers::cores`] helpers a contiguous share of them, of about the same
+//! [`crate::pool::cores`] helpers a contiguous share of them, of about the same
 //! number of pairs ([`RowPlan::shares`]: each block computes the upper triangle's pairs of
 //! its rows):
 //!
@@ -21,9 +21,9 @@
 //! A helper that fails or answers out of shape is dropped; its blocks are computed by the
 //! worker from then on. Without helpers the worker fits SMACOF itself, as natively.
 
-use super::helper_io::post_job;
-use super::helpers::{cores, failed, helpers, pooled, release};
-use super::protocol::helper::{Answer, Job};
+use super::courier::post_job;
+use super::pool::{cores, failed, helpers, pooled, release};
+use super::protocol::jobs::{Answer, Job};
 use posgeo::analysis::Staged;
 use posgeo::metric::DistanceMatrix;
 use posgeo::points::Points;
@@ -80,7 +80,7 @@ impl Sharing<'_> {
         }
         let mut parts: Vec<Option<Part>> = vec![None; k];
         for (h, reply) in replies {
-            let answer = super::helper_io::reply(reply).await;
+            let answer = super::courier::reply(reply).await;
             match decode(answer, &self.plan, self.shares[h].clone(), (n, dim), step) {
                 Ok(given) => parts[h] = Some(given),
                 Err(e) => {
@@ -152,8 +152,8 @@ fn send_share(w: &Worker, plan: &RowPlan, d: &DistanceMatrix, dim: usize, blocks
 }
 
 /// Sends helper `w` a round; the future of its answer.
-fn send_round(w: &Worker, x: &Points, step: bool) -> Option<super::helper_io::Pending> {
-    let reply = super::helper_io::expect(w, super::helper_io::SILENCE_MS, None);
+fn send_round(w: &Worker, x: &Points, step: bool) -> Option<super::courier::Pending> {
+    let reply = super::courier::expect(w, super::courier::SILENCE_MS, None);
     let job = Job::SmacofRound { x: x.data.clone(), step };
     post_job(w, &job, &[], &[]).map_err(|e| failed(format!("SMACOF in helpers: {e}"))).ok()?;
     Some(reply)

@@ -127,17 +127,17 @@ fn counting_request<'a>(req: &Request, inputs: &'a Inputs) -> (Request, std::bor
     }
 }
 
-/// Runs a request: an upload large enough is counted by helper workers ([`super::helpers`];
+/// Runs a request: an upload large enough is counted by helper workers ([`super::pool`];
 /// if they cannot, this worker reads the file itself), and a full run's encodings may be
 /// measured by them ([`super::measure`]).
 async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Session>>, req: Request, inputs: Inputs) {
     let id = req.id;
-    super::helpers::take_failures(); // a run's estimate tells its own
-    let k = inputs.file.as_ref().map_or(0, |f| super::helpers::helpers_for(&req, f));
+    super::pool::take_failures(); // a run's estimate tells its own
+    let k = inputs.file.as_ref().map_or(0, |f| super::pool::helpers_for(&req, f));
     let counted = match &inputs.file {
         Some(f) if k > 1 => {
             let (counting, tokenizer) = counting_request(&req, &inputs);
-            super::helpers::count(&counting, f, &tokenizer, k, inputs.faults, &mut |f| {
+            super::pool::count(&counting, f, &tokenizer, k, inputs.faults, &mut |f| {
                 post(&scope, &Response::Progress { id, stage: posgeo::analysis::Stage::Counting, fraction: f });
             })
             .await
@@ -160,7 +160,7 @@ async fn run(scope: DedicatedWorkerGlobalScope, session: Rc<RefCell<protocol::Se
     let mut estimate = None; // posted again when helpers measured
     let begun = session.borrow_mut().begin(&req, files, &mut |mut r| {
         if let Response::Estimate { helper_failures, .. } = &mut r {
-            *helper_failures = super::helpers::failures();
+            *helper_failures = super::pool::failures();
             estimate = Some(r.clone());
         }
         post(&scope, &r)
@@ -192,7 +192,7 @@ async fn run_layers(
         });
         pending.layer_sums = super::model_pass::run(&l.plan, model, layer_progress).await;
     }
-    let failures = super::helpers::take_failures();
+    let failures = super::pool::take_failures();
     if let Some(mut e) = estimate.filter(|_| failures.len() > failed_before) {
         if let Response::Estimate { helper_failures, .. } = &mut e {
             *helper_failures = failures;
@@ -213,7 +213,7 @@ fn note_helpers(estimate: &mut Option<Response>, (measured, smacof, spectrum, me
         ..
     }) = estimate.as_mut()
     {
-        (*m, *s, *h, *w, *f) = (measured, smacof, spectrum, meanwhile, super::helpers::failures());
+        (*m, *s, *h, *w, *f) = (measured, smacof, spectrum, meanwhile, super::pool::failures());
     }
 }
 
@@ -276,7 +276,7 @@ async fn complete(
     // The estimate again, now saying which helpers worked and which failed.
     let helped = measured_by > 0 || smacof_by > 0 || spectrum_by_helper || meanwhile > 0;
     note_helpers(&mut estimate, (measured_by, smacof_by, spectrum_by_helper, meanwhile));
-    let failed_before = super::helpers::failures().len();
+    let failed_before = super::pool::failures().len();
     if let Some(e) = estimate.as_ref().filter(|_| helped || failed_before > 0) {
         post(scope, e);
     }
@@ -284,7 +284,7 @@ async fn complete(
     if pending.staged.targets().0.n() >= super::mds::FROM_N {
         // A long context's helpers hold hundreds of MB each (D's rows and pairs, δ's sorts):
         // ended before the report is built, not kept for a later run.
-        super::helpers::end_pooled();
+        super::pool::end_pooled();
     }
     session.borrow_mut().complete(req, pending, given, &mut |r| post(scope, &r))
 }
@@ -314,8 +314,8 @@ pub fn start() {
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         match js::inbound(&data) {
-            js::Inbound::Warm => super::helpers::warm(),
-            js::Inbound::HelperJob => super::helper_io::serve(&s2, &data),
+            js::Inbound::Warm => super::pool::warm(),
+            js::Inbound::HelperJob => super::courier::serve(&s2, &data),
             js::Inbound::Summarise | js::Inbound::Training => super::learn::serve(&s2, &data),
             js::Inbound::Analysis => analysis(&s2, &data, &session, &queue),
             js::Inbound::Unknown(keys) => {

@@ -328,8 +328,8 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
     Session::default().run(req, Files { corpus: bytes, learned, ..Files::default() }, post)
 }
 
-pub mod helper;
 mod input;
+pub mod jobs;
 pub use input::kept;
 pub mod learn;
 mod payload;

@@ -1,4 +1,6 @@
-//! Several Web Workers counting one file (wasm32 only). For a large uncompressed text or
+//! **The pool of helper workers** (wasm32 only): who the helpers are — started side by side
+//! (or ahead of need, [`warm`]), kept between jobs, ended on failure — and the first job they
+//! do, counting one file. For a large uncompressed text or
 //! JSON Lines upload, the worker that runs the job (the *coordinator*) starts helper workers
 //! (the same script; `navigator.hardwareConcurrency` of them, at most [`MAX_HELPERS`]), gives
 //! each a byte range of the `File` cut at line boundaries ([`posgeo::corpus::LineRange`]), and
@@ -6,12 +8,12 @@
 //! byte (each part's first-occurrence keys are shifted by the sequences before it). No
 //! SharedArrayBuffer: the `File` is structured-cloned (no data copied) and each helper reads its
 //! range in slices, saying it is alive as it goes. Any helper failure — an error, a trap, or
-//! silence past its limit ([`super::helper_io::expect`], which ends the helper) — falls back to
+//! silence past its limit ([`super::courier::expect`], which ends the helper) — falls back to
 //! one worker, which counts the file again (the run's estimate names what failed); the failed
 //! helpers are ended, and the next job starts new ones.
 
-use super::helper_io::post_job;
-use super::protocol::helper::{Answer, CountPart, Job};
+use super::courier::post_job;
+use super::protocol::jobs::{Answer, CountPart, Job};
 use super::protocol::Request;
 use super::worker::BlobReader;
 use posgeo::corpus::{is_gzip, InputFormat};
@@ -81,7 +83,7 @@ pub fn helpers_for(req: &Request, file: &Blob) -> usize {
 }
 
 /// The next message (or error) of a starting helper `w` (its `Ready`), as a future of its
-/// data (`null` for an error). A job's answer is watched by [`super::helper_io::expect`].
+/// data (`null` for an error). A job's answer is watched by [`super::courier::expect`].
 pub(super) fn next_message(w: &Worker) -> wasm_bindgen_futures::JsFuture {
     let p = js_sys::Promise::new(&mut |resolve, _| {
         let ok = resolve.clone();
@@ -246,7 +248,7 @@ async fn run_parts(
     workers: &[Worker],
     progress: &mut dyn FnMut(f64),
 ) -> Result<Vec<(CountsTable, Vec<String>)>, String> {
-    let silence = if faults { super::helper_io::FAULT_SILENCE_MS } else { super::helper_io::SILENCE_MS };
+    let silence = if faults { super::courier::FAULT_SILENCE_MS } else { super::courier::SILENCE_MS };
     let crate::protocol::Source::Bytes { format, lossy, .. } = &req.source else {
         return Err("only a file is counted by helpers".into());
     };
@@ -263,12 +265,12 @@ async fn run_parts(
             keep: super::protocol::kept(req),
             faults,
         };
-        replies.push(super::helper_io::expect(w, silence, None));
+        replies.push(super::courier::expect(w, silence, None));
         post_job(w, &Job::Count { part, tokenizer: tokenizer.to_vec() }, &[file.into()], &[])?;
     }
     let mut parts = Vec::new();
     for (i, reply) in replies.into_iter().enumerate() {
-        match super::helper_io::reply(reply).await {
+        match super::courier::reply(reply).await {
             Answer::Counted { table, first } => {
                 parts.push((CountsTable::from_bytes(&table).map_err(|e| e.to_string())?, first));
             }

@@ -1,10 +1,12 @@
-//! The helper messages' way through the browser (wasm32 only): a [`Job`] or [`Answer`] as
+//! **The courier** between the worker and its helpers (wasm32 only): how a job and its answer
+//! travel, and how the worker watches for the answer ([`expect`], [`reply`]: a silence limit,
+//! heartbeats, the helper ended when it runs out). A [`Job`] or [`Answer`] travels as
 //! postcard bytes in one `Uint8Array`, first in a JS array whose other items are what
-//! travels beside a job ([`crate::protocol::helper`]). The worker posts jobs ([`post_job`])
+//! travels beside a job ([`crate::protocol::jobs`]). The worker posts jobs ([`post_job`])
 //! and reads answers ([`answer_of`]); a helper reads jobs and posts answers ([`serve`], which
 //! hands the job to [`Helper::serve`]). No message key is probed: a helper message is an array.
 
-use crate::protocol::helper::{decode, encode, Answer, Beside, Helper, Job};
+use crate::protocol::jobs::{decode, encode, Answer, Beside, Helper, Job};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -221,7 +223,7 @@ impl Beside for JsBeside<'_> {
 
     fn identity(&self, i: usize) -> Result<(usize, u64), String> {
         let a = self.item(i).dyn_into::<js_sys::Uint8Array>().map_err(|_| Self::missing(i, "bytes"))?;
-        Ok(crate::protocol::helper::identity(a.length() as usize, |k| a.get_index(k as u32)))
+        Ok(crate::protocol::jobs::identity(a.length() as usize, |k| a.get_index(k as u32)))
     }
 
     fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn std::io::Read + '_>, String> {
@@ -244,7 +246,7 @@ impl Beside for JsBeside<'_> {
     }
 }
 
-/// The end-to-end tests' helper faults ([`crate::protocol::helper::CountPart::faults`]): the
+/// The end-to-end tests' helper faults ([`crate::protocol::jobs::CountPart::faults`]): the
 /// helper counting the start of an upload that begins `#posgeo:helper-hang` never answers (it
 /// spins until it is ended), and one whose upload begins `#posgeo:helper-trap` traps.
 fn fault(job: &Job, beside: &JsBeside) {

@@ -1,4 +1,4 @@
-//! Messages between the worker and its helper workers, and the helper's side as plain Rust
+//! **The jobs** of the helper workers: the messages between the worker and its helpers, and the helper's side as plain Rust
 //! ([`Helper::serve`]), so that every job runs natively in tests as in the browser.
 //!
 //! Worker → helper: a JS array `[job, …beside]`: `job` is a [`Job`] in postcard bytes (one
@@ -118,7 +118,7 @@ pub enum Job {
 /// A helper's answer.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Answer {
-    /// A counted part: its table ([`CountsTable::to_bytes`]) and first sequences.
+    /// A counted part: its table ([`posgeo::counts::CountsTable::to_bytes`]) and first sequences.
     Counted {
         /// The table's binary form.
         table: Vec<u8>,
@@ -129,7 +129,7 @@ pub enum Answer {
     Spectrum {
         /// Every eigenvalue.
         eigenvalues: Vec<f64>,
-        /// The kept eigenvectors, as [`Spectrum::vectors`].
+        /// The kept eigenvectors, as [`posgeo::mds::Spectrum::vectors`].
         eigenvectors: Vec<f64>,
     },
     /// The eigensolver failed (it would in the worker too: the run fails).
