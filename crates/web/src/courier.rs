@@ -6,7 +6,7 @@
 //! and reads answers ([`answer_of`]); a helper reads jobs and posts answers ([`serve`], which
 //! hands the job to [`Helper::serve`]). No message key is probed: a helper message is an array.
 
-use crate::protocol::jobs::{decode, encode, Answer, Beside, Helper, Job};
+use crate::protocol::jobs::{decode, encode, Answer, Beside, Flaw, Helper, Job, JobError};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -19,7 +19,7 @@ thread_local! {
 }
 
 /// Posts `job` to helper `w`, with `beside` after it and `transfer`'s buffers moved.
-pub(crate) fn post_job(w: &Worker, job: &Job, beside: &[JsValue], transfer: &[JsValue]) -> Result<(), String> {
+pub(crate) fn post_job(w: &Worker, job: &Job, beside: &[JsValue], transfer: &[JsValue]) -> Result<(), JobError> {
     let bytes = js_sys::Uint8Array::from(&encode(job)?[..]);
     let msg = js_sys::Array::of1(&bytes);
     beside.iter().for_each(|b| {
@@ -29,7 +29,8 @@ pub(crate) fn post_job(w: &Worker, job: &Job, beside: &[JsValue], transfer: &[Js
     transfer.iter().for_each(|t| {
         moved.push(t);
     });
-    w.post_message_with_transfer(&msg, &moved).map_err(|e| format!("a helper could not be sent its job: {e:?}"))
+    w.post_message_with_transfer(&msg, &moved)
+        .map_err(|e| JobError::Browser(format!("a helper could not be sent its job: {e:?}")))
 }
 
 /// A helper's answer from a message's data (`null`: the helper stopped on an error).
@@ -38,7 +39,7 @@ pub(crate) fn answer_of(data: &JsValue) -> Answer {
         return Answer::Failed { message: "a helper worker stopped on an error".into() };
     }
     match data.dyn_ref::<js_sys::Array>().map(|a| a.get(0)).and_then(|b| b.dyn_into::<js_sys::Uint8Array>().ok()) {
-        Some(bytes) => decode(&bytes.to_vec()).unwrap_or_else(|message| Answer::Failed { message }),
+        Some(bytes) => decode(&bytes.to_vec()).unwrap_or_else(|e| Answer::Failed { message: e.to_string() }),
         None => Answer::Failed { message: "a helper's answer is not a helper message".into() },
     }
 }
@@ -162,7 +163,7 @@ pub(crate) async fn reply(pending: Pending) -> Answer {
 /// Posts an answer (its bytes transferred). A helper whose answer cannot be written posts
 /// that failure instead.
 fn post_answer(scope: &DedicatedWorkerGlobalScope, answer: &Answer) {
-    let bytes = encode(answer).or_else(|message| encode(&Answer::Failed { message }));
+    let bytes = encode(answer).or_else(|e| encode(&Answer::Failed { message: e.to_string() }));
     let Ok(bytes) = bytes else { return }; // a Failed with a message always encodes
     let arr = js_sys::Uint8Array::from(&bytes[..]);
     // Posting fails only when the answer cannot be cloned, which a byte array always can; should
@@ -184,8 +185,8 @@ impl JsBeside<'_> {
     fn item(&self, i: usize) -> JsValue {
         self.items.get(i as u32 + 1)
     }
-    fn missing(i: usize, what: &str) -> String {
-        format!("item {i} beside the job is not {what}")
+    fn missing(i: usize, what: &'static str) -> JobError {
+        JobError::Beside { item: i, flaw: Flaw::NotA(what) }
     }
 }
 
@@ -202,34 +203,37 @@ impl Beside for JsBeside<'_> {
         Some(len as usize)
     }
 
-    fn f64s_into(&self, i: usize, at: usize, out: &mut [f64]) -> Result<(), String> {
+    fn f64s_into(&self, i: usize, at: usize, out: &mut [f64]) -> Result<(), JobError> {
         let a = self.item(i).dyn_into::<js_sys::Float64Array>().map_err(|_| Self::missing(i, "f64s"))?;
         if at + out.len() > a.length() as usize {
-            return Err(format!("item {i} beside the job is too short"));
+            return Err(JobError::Beside { item: i, flaw: Flaw::Short });
         }
         a.subarray(at as u32, (at + out.len()) as u32).copy_to(out);
         Ok(())
     }
 
-    fn u32s(&self, i: usize) -> Result<Vec<u32>, String> {
+    fn u32s(&self, i: usize) -> Result<Vec<u32>, JobError> {
         let a = self.item(i).dyn_into::<js_sys::Uint32Array>().map_err(|_| Self::missing(i, "u32s"))?;
         Ok(a.to_vec())
     }
 
-    fn bytes(&self, i: usize) -> Result<Vec<u8>, String> {
+    fn bytes(&self, i: usize) -> Result<Vec<u8>, JobError> {
         let a = self.item(i).dyn_into::<js_sys::Uint8Array>().map_err(|_| Self::missing(i, "bytes"))?;
         Ok(a.to_vec())
     }
 
-    fn identity(&self, i: usize) -> Result<(usize, u64), String> {
+    fn identity(&self, i: usize) -> Result<(usize, u64), JobError> {
         let a = self.item(i).dyn_into::<js_sys::Uint8Array>().map_err(|_| Self::missing(i, "bytes"))?;
         Ok(crate::protocol::jobs::identity(a.length() as usize, |k| a.get_index(k as u32)))
     }
 
-    fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn std::io::Read + '_>, String> {
+    fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn std::io::Read + '_>, JobError> {
         let file = self.item(i).dyn_into::<web_sys::Blob>().map_err(|_| Self::missing(i, "a file"))?;
-        let blob = file.slice_with_f64_and_f64(from as f64, file.size()).map_err(|e| format!("slice: {e:?}"))?;
-        let reader = super::worker::BlobReader::new(blob).ok_or("no FileReaderSync in this worker")?;
+        let blob = file
+            .slice_with_f64_and_f64(from as f64, file.size())
+            .map_err(|e| JobError::Browser(format!("slice: {e:?}")))?;
+        let reader =
+            super::worker::BlobReader::new(blob).ok_or(JobError::Browser("no FileReaderSync in this worker".into()))?;
         Ok(Box::new(reader))
     }
 
@@ -279,7 +283,7 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
             fault(&job, &beside);
             HELPER.with(|h| h.borrow_mut().serve(job, &beside))
         }
-        Err(message) => Some(Answer::Failed { message }),
+        Err(e) => Some(Answer::Failed { message: e.to_string() }),
     };
     if let Some(answer) = answer {
         post_answer(scope, &answer);

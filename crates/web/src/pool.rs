@@ -13,7 +13,7 @@
 //! helpers are ended, and the next job starts new ones.
 
 use super::courier::post_job;
-use super::protocol::jobs::{Answer, CountPart, Job};
+use super::protocol::jobs::{Answer, CountPart, Job, JobError};
 use super::protocol::Request;
 use super::worker::BlobReader;
 use posgeo::corpus::{is_gzip, InputFormat};
@@ -247,10 +247,10 @@ async fn run_parts(
     (tokenizer, faults): (&[u8], bool),
     workers: &[Worker],
     progress: &mut dyn FnMut(f64),
-) -> Result<Vec<(CountsTable, Vec<String>)>, String> {
+) -> Result<Vec<(CountsTable, Vec<String>)>, JobError> {
     let silence = if faults { super::courier::FAULT_SILENCE_MS } else { super::courier::SILENCE_MS };
     let crate::protocol::Source::Bytes { format, lossy, .. } = &req.source else {
-        return Err("only a file is counted by helpers".into());
+        return Err(JobError::mismatch("only a file is counted by helpers"));
     };
     let (k, size) = (workers.len(), file.size() as u64);
     let mut replies = Vec::new();
@@ -272,10 +272,10 @@ async fn run_parts(
     for (i, reply) in replies.into_iter().enumerate() {
         match super::courier::reply(reply).await {
             Answer::Counted { table, first } => {
-                parts.push((CountsTable::from_bytes(&table).map_err(|e| e.to_string())?, first));
+                parts.push((CountsTable::from_bytes(&table)?, first));
             }
-            Answer::Failed { message } => return Err(message),
-            _ => return Err("a counting helper gave another answer".into()),
+            Answer::Failed { message } => return Err(JobError::Helper(message)),
+            _ => return Err(JobError::mismatch("a counting helper gave another answer")),
         }
         progress((i + 1) as f64 / k as f64);
     }

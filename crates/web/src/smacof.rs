@@ -23,7 +23,7 @@
 
 use super::courier::post_job;
 use super::pool::{cores, failed, helpers, pooled, release};
-use super::protocol::jobs::{Answer, Job};
+use super::protocol::jobs::{Answer, Job, JobError};
 use posgeo::analysis::Staged;
 use posgeo::metric::DistanceMatrix;
 use posgeo::points::Points;
@@ -166,16 +166,16 @@ fn decode(
     blocks: Range<usize>,
     (n, dim): (usize, usize),
     step: bool,
-) -> Result<Part, String> {
+) -> Result<Part, JobError> {
     let values = match answer {
         Answer::SmacofPart { values } => values,
-        Answer::Failed { message } => return Err(message),
-        _ => return Err("a SMACOF helper gave another answer".into()),
+        Answer::Failed { message } => return Err(JobError::Helper(message)),
+        _ => return Err(JobError::mismatch("a SMACOF helper gave another answer")),
     };
     let (m, from) = (blocks.len(), plan.span(blocks).start);
     let rows = if step { n - from } else { 0 };
     if values.len() != m + rows * (dim + 1) {
-        return Err(format!("a SMACOF helper answered {} numbers for {m} blocks", values.len()));
+        return Err(JobError::mismatch(format!("a SMACOF helper answered {} numbers for {m} blocks", values.len())));
     }
     let (stresses, rest) = values.split_at(m);
     let (row_sums, sums) = rest.split_at(rows);

@@ -167,13 +167,13 @@ pub enum Answer {
 }
 
 /// A message's postcard bytes.
-pub fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, String> {
-    postcard::to_allocvec(message).map_err(|e| format!("a helper message could not be written: {e}"))
+pub fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, JobError> {
+    postcard::to_allocvec(message).map_err(|e| JobError::Wire { writing: true, why: e.to_string() })
 }
 
 /// A message from its postcard bytes.
-pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
-    postcard::from_bytes(bytes).map_err(|e| format!("a helper message could not be read: {e}"))
+pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, JobError> {
+    postcard::from_bytes(bytes).map_err(|e| JobError::Wire { writing: false, why: e.to_string() })
 }
 
 /// What travels beside a job, read where it lies (JS values in the browser, vectors in
@@ -182,22 +182,22 @@ pub trait Beside {
     /// How many numbers (or bytes) item `i` holds, `None` when it is absent or not an array.
     fn len(&self, i: usize) -> Option<usize>;
     /// Item `i`'s f64s from `at` on, into `out`.
-    fn f64s_into(&self, i: usize, at: usize, out: &mut [f64]) -> Result<(), String>;
+    fn f64s_into(&self, i: usize, at: usize, out: &mut [f64]) -> Result<(), JobError>;
     /// Item `i` as u32s.
-    fn u32s(&self, i: usize) -> Result<Vec<u32>, String>;
+    fn u32s(&self, i: usize) -> Result<Vec<u32>, JobError>;
     /// Item `i` as bytes.
-    fn bytes(&self, i: usize) -> Result<Vec<u8>, String>;
+    fn bytes(&self, i: usize) -> Result<Vec<u8>, JobError>;
     /// A cheap identity of item `i`'s bytes (its length and a digest), read in place.
-    fn identity(&self, i: usize) -> Result<(usize, u64), String>;
+    fn identity(&self, i: usize) -> Result<(usize, u64), JobError>;
     /// Item `i`, a file, read from byte `from` on.
-    fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn Read + '_>, String>;
+    fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn Read + '_>, JobError>;
     /// Posts an answer before the last (progress).
     fn post(&self, answer: &Answer);
     /// Posts [`Answer::Alive`] unless one went out a moment ago.
     fn alive(&self);
     /// Item `i`'s f64s.
-    fn f64s(&self, i: usize) -> Result<Vec<f64>, String> {
-        let mut v = vec![0.0; self.len(i).ok_or_else(|| format!("no array {i} beside the job"))?];
+    fn f64s(&self, i: usize) -> Result<Vec<f64>, JobError> {
+        let mut v = vec![0.0; self.len(i).ok_or(JobError::Beside { item: i, flaw: Flaw::Absent })?];
         self.f64s_into(i, 0, &mut v)?;
         Ok(v)
     }
@@ -223,7 +223,7 @@ struct Share {
 /// A helper's state between jobs: its SMACOF share (or why it has none) and its model.
 #[derive(Default)]
 pub struct Helper {
-    share: Option<Result<Share, String>>,
+    share: Option<Result<Share, JobError>>,
     model: Option<((usize, u64), Model)>,
 }
 
@@ -245,21 +245,21 @@ impl Helper {
             Job::Measure { n, sum_sq, x_dim, encodings } => measure(n, sum_sq, x_dim, encodings, beside),
             Job::Layers { plan, batches } => self.layers(&plan, &batches, beside),
         };
-        Some(answer.unwrap_or_else(|message| Answer::Failed { message }))
+        Some(answer.unwrap_or_else(|e| Answer::Failed { message: e.to_string() }))
     }
 
     /// A SMACOF round on the kept share: its blocks' shares of σ, then (with a step) its
     /// part's Σ B_ij and Σ B_ij·x_j for the rows from its first on.
-    fn round(&self, data: Vec<f64>, step: bool) -> Result<Answer, String> {
+    fn round(&self, data: Vec<f64>, step: bool) -> Result<Answer, JobError> {
         let share = match &self.share {
             Some(Ok(share)) => share,
             Some(Err(e)) => return Err(e.clone()),
-            None => return Err("no share of D for this round".into()),
+            None => return Err(JobError::mismatch("no share of D for this round")),
         };
         let (n, dim) = (share.n, share.dim);
         let plan = RowPlan::new(n);
         if data.len() != n * dim {
-            return Err(format!("X holds {} numbers, not {n}×{dim}", data.len()));
+            return Err(JobError::mismatch(format!("X holds {} numbers, not {n}×{dim}", data.len())));
         }
         let x = Points { n, dim, data };
         let norms = rows::norms(&x);
@@ -272,15 +272,15 @@ impl Helper {
 
     /// A layer job: the model (loaded once per bundle), its batches, an
     /// [`Answer::LayerProgress`] after each, the sums.
-    fn layers(&mut self, plan: &Plan, batches: &[Vec<usize>], beside: &dyn Beside) -> Result<Answer, String> {
+    fn layers(&mut self, plan: &Plan, batches: &[Vec<usize>], beside: &dyn Beside) -> Result<Answer, JobError> {
         let id = beside.identity(0)?;
         if self.model.as_ref().is_none_or(|(k, _)| *k != id) {
             self.model = None; // the old model goes before the new one is built
                                // The bundle enters wasm memory only when the model is (re)built.
-            let (model, _) = Model::from_bundle(&beside.bytes(0)?).map_err(|e| e.to_string())?;
+            let (model, _) = Model::from_bundle(&beside.bytes(0)?)?;
             self.model = Some((id, model));
         }
-        let model = &self.model.as_ref().ok_or("no model")?.1;
+        let model = &self.model.as_ref().ok_or(JobError::mismatch("no model"))?.1;
         let (mut last, total) = (0usize, batches.len().max(1));
         let sums = posgeo_model::run(model, plan, batches, &mut |f| {
             let k = (f * total as f64).round() as usize;
@@ -289,8 +289,7 @@ impl Helper {
                 beside.post(&Answer::LayerProgress { done: last });
             }
             true
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         Ok(Answer::LayerSums { sums })
     }
 }
@@ -306,7 +305,9 @@ pub fn bare(e: &Encoding) -> Encoding {
     }
 }
 
+mod error;
 #[cfg(test)]
 mod tests;
 mod work;
+pub use error::{Flaw, JobError};
 use work::{count, measure, share, spectrum};

@@ -31,35 +31,37 @@ impl Beside for Native {
             Item::Bytes(v) => v.len(),
         })
     }
-    fn f64s_into(&self, i: usize, at: usize, out: &mut [f64]) -> Result<(), String> {
+    fn f64s_into(&self, i: usize, at: usize, out: &mut [f64]) -> Result<(), JobError> {
         match self.items.get(i) {
             Some(Item::F64(v)) => {
-                out.copy_from_slice(v.get(at..at + out.len()).ok_or("short")?);
+                out.copy_from_slice(v.get(at..at + out.len()).ok_or(JobError::Beside { item: i, flaw: Flaw::Short })?);
                 Ok(())
             }
-            _ => Err("not f64s".into()),
+            _ => Err(JobError::Beside { item: i, flaw: Flaw::NotA("f64s") }),
         }
     }
-    fn u32s(&self, i: usize) -> Result<Vec<u32>, String> {
+    fn u32s(&self, i: usize) -> Result<Vec<u32>, JobError> {
         match self.items.get(i) {
             Some(Item::U32(v)) => Ok(v.clone()),
-            _ => Err("not u32s".into()),
+            _ => Err(JobError::Beside { item: i, flaw: Flaw::NotA("u32s") }),
         }
     }
-    fn bytes(&self, i: usize) -> Result<Vec<u8>, String> {
+    fn bytes(&self, i: usize) -> Result<Vec<u8>, JobError> {
         match self.items.get(i) {
             Some(Item::Bytes(v)) => Ok(v.clone()),
-            _ => Err("not bytes".into()),
+            _ => Err(JobError::Beside { item: i, flaw: Flaw::NotA("bytes") }),
         }
     }
-    fn identity(&self, i: usize) -> Result<(usize, u64), String> {
+    fn identity(&self, i: usize) -> Result<(usize, u64), JobError> {
         let b = self.bytes(i)?;
         Ok(identity(b.len(), |k| b[k]))
     }
-    fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn Read + '_>, String> {
+    fn file_from(&self, i: usize, from: u64) -> Result<Box<dyn Read + '_>, JobError> {
         match self.items.get(i) {
-            Some(Item::Bytes(v)) => Ok(Box::new(v.get(from as usize..).ok_or("past the end")?)),
-            _ => Err("not a file".into()),
+            Some(Item::Bytes(v)) => {
+                Ok(Box::new(v.get(from as usize..).ok_or(JobError::Beside { item: i, flaw: Flaw::Short })?))
+            }
+            _ => Err(JobError::Beside { item: i, flaw: Flaw::NotA("a file") }),
         }
     }
     fn post(&self, answer: &Answer) {
@@ -327,4 +329,30 @@ fn layer_batches_are_the_workers() {
     assert_eq!(done, [1, 2, 1, 2]);
     let broken = Native { items: vec![Item::Bytes(vec![1, 2, 3])], ..Native::default() };
     assert!(matches!(Helper::default().serve(Job::Layers { plan, batches }, &broken), Some(Answer::Failed { .. })));
+}
+
+/// A job that cannot be read is a wire error (its words say so), and a job missing what travels
+/// beside it fails with that item named: the helper's answer is [`Answer::Failed`] in both.
+#[test]
+fn malformed_jobs_are_refused_by_kind() {
+    match decode::<Job>(&[0xff, 0xff, 0xff, 7]) {
+        Err(e @ JobError::Wire { writing: false, .. }) => {
+            assert!(e.to_string().starts_with("a helper message could not be read: "), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let job = Job::Spectrum { n: 3, params: AnalysisParams::default() };
+    match Helper::default().serve(job, &Native::default()) {
+        Some(Answer::Failed { message }) => assert_eq!(message, "D is not 3×3"),
+        other => panic!("{other:?}"),
+    }
+    let share = Job::SmacofShare { n: 4, dim: 2, blocks: 0..1 };
+    let mut helper = Helper::default();
+    assert!(helper.serve(share, &Native::default()).is_none(), "a share has no answer");
+    match helper.serve(Job::SmacofRound { x: vec![0.0; 8], step: false }, &Native::default()) {
+        Some(Answer::Failed { message }) => {
+            assert_eq!(message, JobError::Beside { item: 0, flaw: Flaw::Absent }.to_string())
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -2,7 +2,7 @@
 //! an upload (with a heartbeat, [`super::Answer::Alive`], as it goes), the spectrum of D, a
 //! SMACOF share of D's rows, and encodings measured against D.
 
-use super::{Answer, Beside, CountPart};
+use super::{Answer, Beside, CountPart, JobError};
 use posgeo::analysis::{measure_against, spectrum_keeps, AnalysisParams};
 use posgeo::corpus::{LineRange, SequenceStream};
 use posgeo::counts::{count_stream, CountsTable, Streamed};
@@ -15,17 +15,17 @@ use posgeo::smacof::RowPlan;
 use std::ops::Range;
 
 /// A part of the upload counted: the table one worker would count for those lines.
-pub(super) fn count(part: CountPart, tokenizer: &[u8], beside: &dyn Beside) -> Result<Answer, String> {
+pub(super) fn count(part: CountPart, tokenizer: &[u8], beside: &dyn Beside) -> Result<Answer, JobError> {
     let mut params = part.params;
     if let Some(name) =
         part.tokenizer.as_ref().filter(|_| params.tokenizer == posgeo::corpus::tokenize::TokenizerKind::Model)
     {
         let model = posgeo::corpus::hf_tokenizer::ModelTokenizer::from_bytes(name, tokenizer);
-        params.model = Some(model.map_err(|e| e.to_string())?);
+        params.model = Some(model?);
     }
     let reader = beside.file_from(0, LineRange::<&[u8]>::read_from(part.start))?;
     let range = LineRange::new(reader, part.start, part.end);
-    let mut stream = SequenceStream::new(range, &part.format, part.lossy).map_err(|e| e.to_string())?;
+    let mut stream = SequenceStream::new(range, &part.format, part.lossy)?;
     let alive = &mut || {
         beside.alive();
         true
@@ -41,7 +41,7 @@ pub(super) fn count(part: CountPart, tokenizer: &[u8], beside: &dyn Beside) -> R
         }
         other => other,
     };
-    let s = counted.map_err(|e| e.to_string())?;
+    let s = counted?;
     Ok(Answer::Counted { table: s.table.to_bytes(), first: s.first })
 }
 
@@ -57,8 +57,8 @@ pub(super) fn spectrum(n: usize, params: &AnalysisParams, beside: &dyn Beside) -
             failed.get_or_insert(e);
         }
     });
-    if let Some(message) = failed {
-        return Answer::Failed { message };
+    if let Some(e) = failed {
+        return Answer::Failed { message: e.to_string() };
     }
     let keep = |values: &[f64]| spectrum_keeps(params, values);
     match Spectrum::of_double_centred_keeping(b, keep) {
@@ -68,14 +68,14 @@ pub(super) fn spectrum(n: usize, params: &AnalysisParams, beside: &dyn Beside) -
 }
 
 /// The rows of D of a SMACOF share, checked against its shape.
-pub(super) fn share(n: usize, dim: usize, blocks: Range<usize>, beside: &dyn Beside) -> Result<super::Share, String> {
+pub(super) fn share(n: usize, dim: usize, blocks: Range<usize>, beside: &dyn Beside) -> Result<super::Share, JobError> {
     let plan = RowPlan::new(n);
     if blocks.end > plan.len() || blocks.start > blocks.end {
-        return Err(format!("blocks {blocks:?} are not among the {} of n = {n}", plan.len()));
+        return Err(JobError::mismatch(format!("blocks {blocks:?} are not among the {} of n = {n}", plan.len())));
     }
     let d_rows = beside.f64s(0)?;
     if d_rows.len() != plan.span(blocks.clone()).len() * n {
-        return Err("the share's rows of D are not those of its blocks".into());
+        return Err(JobError::mismatch("the share's rows of D are not those of its blocks"));
     }
     Ok(super::Share { n, dim, blocks, d_rows })
 }
@@ -87,19 +87,20 @@ pub(super) fn measure(
     x_dim: usize,
     mut encodings: Vec<Encoding>,
     beside: &dyn Beside,
-) -> Result<Answer, String> {
-    let d = Target::from_parts(beside.f64s(0)?, sum_sq, beside.u32s(1)?).ok_or("D's pairs and ranks differ")?;
+) -> Result<Answer, JobError> {
+    let d = Target::from_parts(beside.f64s(0)?, sum_sq, beside.u32s(1)?)
+        .ok_or(JobError::mismatch("D's pairs and ranks differ"))?;
     if !d.holds_pairs_of(n) {
-        return Err("D's pairs are not those of n positions".into());
+        return Err(JobError::mismatch("D's pairs are not those of n positions"));
     }
     let x = Points { n, dim: x_dim, data: beside.f64s(2)? };
     if x.data.len() != n * x_dim {
-        return Err("the coordinates do not match the job".into());
+        return Err(JobError::mismatch("the coordinates do not match the job"));
     }
     for (i, e) in encodings.iter_mut().enumerate() {
         e.points.data = beside.f64s(3 + i)?;
         if e.points.n != n || e.points.data.len() != n * e.points.dim {
-            return Err(format!("encoding {i}'s coordinates do not match n = {n}"));
+            return Err(JobError::mismatch(format!("encoding {i}'s coordinates do not match n = {n}")));
         }
     }
     Ok(Answer::Measured { measures: measure_against(d, x, n, &encodings) })
