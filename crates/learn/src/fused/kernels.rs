@@ -52,14 +52,15 @@ const LN2_LO: f32 = -2.121_944_4e-4;
 /// error about 2·10⁻⁷, 0 below −87.3 where e^x underflows anyway: x =
 /// n·ln 2 + r with n rounded to nearest (the 1.5·2²³ trick, no libm call), ln 2 split in two
 /// (Cody and Waite) so r is exact to f32, e^r by its Taylor polynomial to r⁶ on |r| ≤ ln 2/2,
-/// and 2ⁿ written into the exponent bits.
+/// and 2ⁿ written into the exponent bits. The cap at 88 is a comparison, not `f32::min`,
+/// whose NaN rule wasm's SIMD lacks (there it ran a lane at a time); NaN gives NaN.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
     const ROUND: f32 = 12_582_912.0;
     if x < -87.3 {
         return 0.0;
     }
-    let x = x.min(88.0);
+    let x = if x > 88.0 { 88.0 } else { x };
     let y = x * LOG2E + ROUND;
     let n = y - ROUND;
     let r = (x - n * LN2_HI) - n * LN2_LO;
