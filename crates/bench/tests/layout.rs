@@ -6,7 +6,9 @@
 //! layers' order: the core depends on no other member, models and learning on the core alone,
 //! charts on the core and learning, the
 //! page, the command line, the Python bindings and the benchmarks on the layers below them — so
-//! the crate graph has no circle.
+//! the crate graph has no circle. The docs are held to the code too: README and
+//! docs/ARCHITECTURE.md name only paths that exist, and README's counts of the lecture's steps
+//! and of the commands are the code's.
 
 use std::path::{Path, PathBuf};
 
@@ -150,4 +152,44 @@ fn no_tracked_file_names_an_issue_number() {
 fn the_readme_is_at_most_300_lines() {
     let n = std::fs::read_to_string(Path::new(ROOT).join("README.md")).expect("README.md").lines().count();
     assert!(n <= 300, "README.md has {n} lines");
+}
+
+/// The tokens between backticks in `text` that name a file or folder of the repository.
+fn named_paths(text: &str) -> Vec<String> {
+    const ROOTS: [&str; 9] = ["crates/", "tests/", "scripts/", "bench/", "docs/", "www/", "fuzz/", ".ci/", "vendor/"];
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|t| ROOTS.iter().any(|r| t.starts_with(r)))
+        .filter(|t| !t.contains(['*', '<', '{', ' ', '…', '$']))
+        .map(|t| t.trim_end_matches('/').to_string())
+        .collect()
+}
+
+/// README and docs/ARCHITECTURE.md name only paths that exist, and the README's counts of the
+/// lecture's steps and the command line's commands are the code's.
+#[test]
+fn the_docs_name_what_exists_and_count_what_the_code_has() {
+    let mut missing = Vec::new();
+    let mut named = 0;
+    for doc in ["README.md", "docs/ARCHITECTURE.md"] {
+        let text = std::fs::read_to_string(Path::new(ROOT).join(doc)).expect("doc");
+        for p in named_paths(&text) {
+            named += 1;
+            if !Path::new(ROOT).join(&p).exists() {
+                missing.push(format!("{doc}: {p}"));
+            }
+        }
+    }
+    assert!(named > 50, "only {named} paths found: the scan is broken");
+    assert!(missing.is_empty(), "named but absent: {missing:?}");
+    let source = |p: &str| std::fs::read_to_string(Path::new(ROOT).join(p)).expect("source");
+    let lecture = source("crates/web/src/view/lecture/mod.rs");
+    let steps = lecture.split("pub const STEPS: [Step; ").nth(1).and_then(|s| s.split(']').next()).expect("STEPS");
+    let cli = source("crates/cli/src/main.rs");
+    let enum_body = cli.split("enum Command {").nth(1).and_then(|s| s.split("\n    }").next()).expect("Command");
+    let commands = enum_body.lines().filter(|l| l.trim_start().starts_with(char::is_uppercase)).count();
+    let readme = source("README.md");
+    assert!(readme.contains(&format!("; {steps} steps tell the paper's argument")), "README's lecture steps: {steps}");
+    assert!(readme.contains(&format!("with {commands} commands:")), "README's commands: {commands}");
 }
