@@ -36,38 +36,33 @@ async function paste(page, text) {
 
 const CORPUS = Array.from({ length: 40 }, (_, k) => `a${k % 3} b${k % 5} c${k % 2} d${k % 7}`).join('\n');
 
-test('the page survives its worker dying: a message, the results kept, a fresh worker', async () => {
+/** A corpus starting with `marker` (a fault the page or worker injects) fails the run with a
+ * message matching `says`; the last good results stay, and the next run works. */
+async function faultNamed(marker, says) {
   const page = await open(site.url);
   await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
   const before = await table(page);
-  await paste(page, '#posgeo:trap\n' + CORPUS);
-  await page.click('#run-button');
-  assert.equal(await settle(page), 'error');
-  assert.match(await page.$eval('#error', (e) => e.textContent), /the computation failed .*Earlier results are kept/);
-  assert.deepEqual(await table(page), before, 'the last good results stay');
-  await paste(page, CORPUS);
-  await page.click('#run-button');
-  assert.equal(await settle(page), 'done', 'the next run works on a fresh worker');
-  assert.notDeepEqual(await table(page), before);
-  await page.close();
-});
-
-test('a post to the worker that fails says so, naming the run, and the next run works', async () => {
-  const page = await open(site.url);
-  await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
-  const before = await table(page);
-  await paste(page, '#posgeo:unpostable\n' + CORPUS);
+  await paste(page, `${marker}\n${CORPUS}`);
   await page.click('#run-button');
   assert.equal(await settle(page), 'error');
   const error = await page.$eval('#error', (e) => e.textContent);
-  assert.match(error, /the page could not send run \d+ to its worker \(DataCloneError: /, error);
+  assert.match(error, says, error);
   assert.deepEqual(await table(page), before, 'the last good results stay');
   await paste(page, CORPUS);
   await page.click('#run-button');
-  assert.equal(await settle(page), 'done', 'the next run works');
+  assert.equal(await settle(page), 'done', 'the next run works (on a fresh worker after a death)');
   assert.notDeepEqual(await table(page), before);
   await page.close();
-});
+}
+
+test('the page survives its worker dying: a message, the results kept, a fresh worker', () =>
+  faultNamed('#posgeo:trap', /the computation failed .*Earlier results are kept/));
+
+test('a post to the worker that fails says so, naming the run, and the next run works', () =>
+  faultNamed('#posgeo:unpostable', /the page could not send run \d+ to its worker \(DataCloneError: /));
+
+test('a request the worker cannot read is named by its run, the results stay, and the next run works', () =>
+  faultNamed('#posgeo:malformed', /the worker could not read run \d+'s request \(/));
 
 const WORDS = ['the', 'cat', 'Dog', 'sat', 'on', 'a', 'mat', 'ran', 'far', 'away', 'naïve'];
 const big = (lines) => Array.from({ length: lines }, (_, k) => {
@@ -105,23 +100,6 @@ for (const [fault, says] of [['hang', /a helper gave no sign of life for 3 s and
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   });
 }
-
-test('a request the worker cannot read is named by its run, the results stay, and the next run works', async () => {
-  const page = await open(site.url);
-  await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
-  const before = await table(page);
-  await paste(page, '#posgeo:malformed\n' + CORPUS);
-  await page.click('#run-button');
-  assert.equal(await settle(page), 'error');
-  const error = await page.$eval('#error', (e) => e.textContent);
-  assert.match(error, /the worker could not read run \d+'s request \(/, error);
-  assert.deepEqual(await table(page), before, 'the last good results stay');
-  await paste(page, CORPUS);
-  await page.click('#run-button');
-  assert.equal(await settle(page), 'done', 'the next run works');
-  assert.notDeepEqual(await table(page), before);
-  await page.close();
-});
 
 test('tokens from files are text, never markup, in every read-out and export', async () => {
   const page = await open(site.url);

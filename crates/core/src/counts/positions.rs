@@ -117,6 +117,32 @@ pub(super) fn count_range(
     cells
 }
 
+/// Each sequence's tokens at the positions of `range` (the first at `range.start`; sequences
+/// too short are skipped), with its part's remap.
+fn in_range<'a>(
+    parts: &'a [&Tokens],
+    remaps: &'a [Vec<u32>],
+    range: &'a std::ops::Range<usize>,
+) -> impl Iterator<Item = (&'a [u32], &'a [u32])> + 'a {
+    parts.iter().zip(remaps).flat_map(move |(part, remap)| {
+        let starts = std::iter::once(0).chain(part.ends.iter().copied());
+        part.ends.iter().zip(starts).filter_map(move |(&end, start)| {
+            let seq = &part.ids[start..end];
+            Some((seq.get(range.start..seq.len().min(range.end))?, remap.as_slice()))
+        })
+    })
+}
+
+/// A part's id as a global id (`remap` empty: the part's ids are the global ones).
+#[inline(always)]
+fn global(remap: &[u32], id: u32) -> u32 {
+    if remap.is_empty() {
+        id
+    } else {
+        remap[id as usize]
+    }
+}
+
 /// The most (position, type) counters [`count_dense`] holds at once (16 MB).
 const DENSE_CELLS: usize = 1 << 22;
 
@@ -125,15 +151,9 @@ const DENSE_CELLS: usize = 1 << 22;
 /// counters are few beside its tokens, as with residues, bases or a small vocabulary.
 fn count_dense(parts: &[&Tokens], remaps: &[Vec<u32>], types: usize, range: std::ops::Range<usize>) -> Vec<(u64, u64)> {
     let mut counters = vec![0u32; range.len() * types];
-    for (part, remap) in parts.iter().zip(remaps) {
-        let mut start = 0;
-        for &end in &part.ends {
-            let seq = &part.ids[start..end];
-            start = end;
-            let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
-            for (row, &id) in counters.chunks_exact_mut(types).zip(tokens) {
-                row[if remap.is_empty() { id } else { remap[id as usize] } as usize] += 1;
-            }
+    for (tokens, remap) in in_range(parts, remaps, &range) {
+        for (row, &id) in counters.chunks_exact_mut(types).zip(tokens) {
+            row[global(remap, id) as usize] += 1;
         }
     }
     let mut cells = Vec::new();
@@ -161,16 +181,10 @@ fn group_by_position(parts: &[&Tokens], remaps: &[Vec<u32>], at: &[u64], from: u
     }
     let mut next = starts.clone();
     let mut ids = vec![0u32; starts[range.len()]];
-    for (part, remap) in parts.iter().zip(remaps) {
-        let mut start = 0;
-        for &end in &part.ends {
-            let seq = &part.ids[start..end];
-            start = end;
-            let Some(tokens) = seq.get(range.start..seq.len().min(range.end)) else { continue };
-            for (&id, slot) in tokens.iter().zip(&mut next) {
-                ids[*slot] = if remap.is_empty() { id } else { remap[id as usize] };
-                *slot += 1;
-            }
+    for (tokens, remap) in in_range(parts, remaps, &range) {
+        for (&id, slot) in tokens.iter().zip(&mut next) {
+            ids[*slot] = global(remap, id);
+            *slot += 1;
         }
     }
     debug_assert_eq!(next[..range.len()], starts[1..], "every position's tokens counted by the lengths");
