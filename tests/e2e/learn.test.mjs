@@ -2,8 +2,8 @@
 // in the page gives `posgeo train --json`'s numbers with the same options (table, finding,
 // CSV) with its runs spread over several training workers, the lecture's two training steps
 // report that training's numbers, its charts are drawn and exported, a cancel mid-training sets the status to idle,
-// keeps the last results and leaves the page usable, and the analysis keeps running beside
-// a training.
+// keeps the last results and leaves the page usable, a run that diverges keeps its records
+// while the others finish, and the analysis keeps running beside a training.
 //
 // The same code runs in the page and in the CLI, on the same data, initial weights and
 // batches, but not on the same f32 arithmetic: candle's matrix products and row sums take
@@ -271,6 +271,30 @@ test('a cancel mid-training sets idle, keeps the last results and leaves the pag
   assert.equal(await trained(page), 'done');
   assert.deepEqual(await learnTable(page), before);
   assert.equal(await runAfter(page, () => page.click('#run-button')), 'done');
+  await page.close();
+});
+
+test('a run that diverges keeps its curve up to the failure, the others finish, and the next training works', async () => {
+  // The fault `#posgeo:diverge` (asked by `data-faults`): the learned table's runs return a
+  // NaN loss after 12 steps, in every training worker, as a learning rate far too large does.
+  const page = await openSettled(browser, url);
+  await page.evaluate(() => { document.documentElement.dataset.faults = '1'; });
+  await paste(page, `#posgeo:diverge\n${corpus}`);
+  await setLearn(page, SMALL, SIGNALS);
+  assert.equal(await trained(page), 'done');
+  assert.match(await page.textContent('#learn-finding'), /learned \(seed 1\): learned \(seed 1\) diverged at step 12: the training loss is NaN/);
+  assert.deepEqual(Object.keys(await learnTable(page)), ['nope', 'sinusoidal'], 'the diverged run is left out of the finding');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-learn-csv')]);
+  const rows = fs.readFileSync(await dl.path(), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+  const steps = (signal) => rows.filter((r) => r[0] === signal).map((r) => Number(r[2]));
+  assert.deepEqual(steps('nope'), [0, 10, 20]);
+  assert.deepEqual(steps('sinusoidal'), [0, 10, 20]);
+  assert.deepEqual(steps('learned'), [0, 10], 'its records up to the failure');
+  assert.ok(rows.filter((r) => r[0] === 'learned').every((r) => Number.isFinite(Number(r[4]))));
+  // Without the fault, the same page trains every signal.
+  await page.evaluate(() => { delete document.documentElement.dataset.faults; });
+  assert.equal(await trained(page), 'done');
+  assert.deepEqual(Object.keys(await learnTable(page)), SIGNALS);
   await page.close();
 });
 

@@ -3,7 +3,7 @@
 //! every encoding of [`crate::encodings`], a learned table), and their Euclidean distances
 //! δ_ij = ‖p_i − p_j‖₂ (docs/MATH.md §5).
 
-use crate::metric::{upper_gram, DistanceMatrix};
+use crate::metric::{upper_gram, upper_gram_with, DistanceMatrix};
 use faer::{MatMut, MatRef};
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +73,25 @@ impl Points {
         crate::metric::fill_upper_then_mirror(data, n, |i, j, g| self.distance_from_gram(&norms, i, j, g));
     }
 
+    /// δ_ij for the pairs i < j, row by row (the order of [`crate::measures::stress::Target`]'s
+    /// pairs), by the same Gram identity and guard as [`Points::distances`], on one thread:
+    /// for a caller that measures many configurations side by side. `gram` is scratch (n×n).
+    pub fn pair_distances_into(&self, gram: &mut Vec<f64>, pairs: &mut Vec<f64>) {
+        let (n, dim) = (self.n, self.dim);
+        pairs.clear();
+        if dim == 0 {
+            pairs.resize(n * n.saturating_sub(1) / 2, 0.0);
+            return;
+        }
+        gram.resize(n * n, 0.0);
+        let a = MatRef::from_row_major_slice(&self.data, n, dim);
+        upper_gram_with(a, MatMut::from_row_major_slice_mut(gram, n, n), true, faer::Par::Seq);
+        let norms: Vec<f64> = (0..n).map(|i| gram[i * n + i]).collect();
+        for i in 0..n {
+            pairs.extend((i + 1..n).map(|j| self.distance_from_gram(&norms, i, j, gram[i * n + j])));
+        }
+    }
+
     /// δ_ij from the Gram entry ⟨p_i, p_j⟩, with `norms` the ‖p_k‖²:
     /// √(‖p_i‖² + ‖p_j‖² − 2⟨p_i, p_j⟩), or [`Points::direct`] where that subtraction would
     /// lose digits (it keeps less than a tenth of ‖p_i‖² + ‖p_j‖²).
@@ -133,6 +152,22 @@ mod tests {
                         "n = {n}: ({i}, {j})"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_pairs_on_one_thread_are_the_upper_triangle_of_the_distances() {
+        for (n, dim) in [(1, 3), (2, 0), (40, 7), (130, 96)] {
+            let p = Points::from_fn(n, dim, |i, k| ((i * 29 + k * 13) % 23) as f64 * 0.1 - (k % 3) as f64);
+            let d = p.distances();
+            let (mut gram, mut pairs) = (vec![f64::NAN; 5], vec![1.0; 3]);
+            p.pair_distances_into(&mut gram, &mut pairs);
+            let upper: Vec<f64> =
+                (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| d.get(i, j)).collect();
+            assert_eq!(pairs.len(), upper.len(), "n = {n}");
+            for (a, b) in pairs.iter().zip(&upper) {
+                assert!((a - b).abs() <= 1e-12 * (1.0 + b), "n = {n}: {a} against {b}");
             }
         }
     }

@@ -24,6 +24,7 @@ mod context;
 pub mod data;
 pub mod dump;
 pub mod estimate;
+pub mod fault;
 pub mod fused;
 pub mod init;
 pub mod net;
@@ -225,11 +226,21 @@ pub fn jobs(ctx: &Context) -> Vec<(Signal, u64)> {
 /// One (signal, seed): its run, or a run that keeps no records and says why it failed.
 pub fn run_job(
     ctx: &Context,
+    job: (Signal, u64),
+    trace: Option<&mut train::Trace>,
+    tick: &mut dyn FnMut(train::Tick<'_>) -> bool,
+) -> Run {
+    run_job_with::<fused::Fused>(ctx, job, trace, tick)
+}
+
+/// [`run_job`] on any implementation of the model (a [`fault`] among them).
+pub fn run_job_with<M: train::Model>(
+    ctx: &Context,
     (signal, seed): (Signal, u64),
     trace: Option<&mut train::Trace>,
     tick: &mut dyn FnMut(train::Tick<'_>) -> bool,
 ) -> Run {
-    train::run(ctx, signal, seed, trace, tick).unwrap_or_else(|e| Run {
+    train::run_with::<M>(ctx, signal, seed, trace, tick).unwrap_or_else(|e| Run {
         signal,
         seed,
         records: Vec::new(),

@@ -116,28 +116,6 @@ fn bad_input_gets_a_clear_message() {
     assert!(msg(LearnParams { signals: vec![], ..small(&[], 3) }, &seqs).contains("signals"));
 }
 
-/// A model whose loss turns NaN after `K` steps (the fused trainer until then).
-struct DivergesAfter<const K: usize>(super::fused::Fused, usize);
-
-impl<const K: usize> train::Model for DivergesAfter<K> {
-    fn build(shape: Shape, signal: Signal, init: &[super::init::Init], batch: usize) -> Result<Self> {
-        Ok(DivergesAfter(super::fused::Fused::new(shape, signal, init, batch)?, 0))
-    }
-    fn step(&mut self, batch: &Batch, lr: f64) -> Result<f64> {
-        self.1 += 1;
-        if self.1 > K {
-            return Ok(f64::NAN);
-        }
-        self.0.step(batch, lr)
-    }
-    fn evaluate(&mut self, held: &[Batch]) -> Result<(f64, f64)> {
-        self.0.evaluate(held)
-    }
-    fn table(&self) -> Result<Option<Vec<f32>>> {
-        Ok(self.0.table())
-    }
-}
-
 /// A run whose loss becomes NaN stops with a message naming the step; its records so far
 /// are kept (step 0 and the record after step 2), and the summary leaves it out while a
 /// run that finished stays in.
@@ -145,7 +123,7 @@ impl<const K: usize> train::Model for DivergesAfter<K> {
 fn a_diverging_run_says_so_and_keeps_its_records() {
     let (analysis, seqs) = corpus(120, 12);
     let ctx = Context::new(&seqs, &analysis, &small(&[Signal::Learned, Signal::Nope], 6)).unwrap();
-    let bad = train::run_with::<DivergesAfter<3>>(&ctx, Signal::Learned, 1, None, &mut |_| true).unwrap();
+    let bad = train::run_with::<super::fault::DivergesAfter<3>>(&ctx, Signal::Learned, 1, None, &mut |_| true).unwrap();
     assert!(bad.error.as_deref().unwrap_or("").contains("diverged at step 3"), "{:?}", bad.error);
     assert_eq!(bad.records.iter().map(|r| r.step).collect::<Vec<_>>(), [0, 2]);
     assert_eq!(bad.train_loss.len(), 4);

@@ -65,13 +65,13 @@ pub struct RandomBand {
 /// The band of `k` random n×`d` tables (σ = `sigma`, seeds 1..=k) against D.
 pub fn random_band(distances: &DistanceMatrix, target: &Target, d: usize, sigma: f64, k: usize) -> Result<RandomBand> {
     let n = distances.n();
-    // One piece per table (natively in parallel; each the same whatever the threads).
+    // One piece per table (natively in parallel, each table's product on its own thread; each
+    // the same whatever the threads).
     let measured = crate::par::map(k, |t| -> Result<(f64, Option<f64>)> {
         let table = crate::encodings::random(n, d, sigma, t as u64 + 1)?;
-        let mut delta = Vec::new();
-        table.distances_into(&mut delta);
-        let pairs: Vec<f64> = (0..n).flat_map(|i| delta[i * n + i + 1..(i + 1) * n].iter().copied()).collect();
-        drop(delta);
+        let (mut gram, mut pairs) = (Vec::new(), Vec::new());
+        table.pair_distances_into(&mut gram, &mut pairs);
+        drop(gram);
         Ok((scaled_stress(&pairs, target), spearman_of_pairs(&pairs, target)))
     });
     let mut scaled = Vec::with_capacity(k);

@@ -22,6 +22,12 @@ const CANCELLATION_GUARD: f64 = 1e-4;
 /// Writes the upper triangle of A·Aᵀ into `dst` — with the diagonal or without — by faer's
 /// triangular product (half the work of the full one); the rest of `dst` is left as it was.
 pub(crate) fn upper_gram(a: MatRef<'_, f64>, dst: MatMut<'_, f64>, diagonal: bool) {
+    upper_gram_with(a, dst, diagonal, faer::get_global_parallelism());
+}
+
+/// [`upper_gram`] on the threads `par` gives (one, where the caller already runs one product
+/// per core).
+pub(crate) fn upper_gram_with(a: MatRef<'_, f64>, dst: MatMut<'_, f64>, diagonal: bool, par: faer::Par) {
     let structure = if diagonal { BlockStructure::TriangularUpper } else { BlockStructure::StrictTriangularUpper };
     triangular::matmul(
         dst,
@@ -32,7 +38,7 @@ pub(crate) fn upper_gram(a: MatRef<'_, f64>, dst: MatMut<'_, f64>, diagonal: boo
         a.transpose(),
         BlockStructure::Rectangular,
         1.0,
-        faer::get_global_parallelism(),
+        par,
     );
 }
 

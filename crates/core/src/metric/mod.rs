@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 mod chord;
 use chord::hellinger;
-pub(crate) use chord::upper_gram;
+pub(crate) use chord::{upper_gram, upper_gram_with};
 
 /// Which distance between positional distributions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -266,7 +266,7 @@ fn train(m: &mut Model, form: &Form, at: f64, cores: usize) -> Vec<Effect> {
     if parts.len() == 1 {
         parts[0].clear(); // one worker trains every run and summarises them itself
     }
-    let request = LearnRequest { id, corpus: corpus_request, learn, jobs: Vec::new() };
+    let request = LearnRequest { id, corpus: corpus_request, learn, jobs: Vec::new(), diverge: None };
     let (tokenizer, model) = (request.corpus.tokenizer.is_some(), request.corpus.model.is_some());
     l.queued = parts
         .iter()

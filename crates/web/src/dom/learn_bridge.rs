@@ -5,10 +5,11 @@
 
 use super::{now, runtime};
 use crate::app::learn::{LearnJob, LearnMsg};
-use crate::app::Msg;
+use crate::app::{CorpusData, Msg};
 use crate::js::{self, Key};
 use crate::protocol::learn::{LearnResponse, Summarise};
 use crate::protocol::Response;
+use posgeo_learn::Signal;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -137,7 +138,12 @@ pub fn post(k: usize, job: &LearnJob) {
         return;
     };
     let Some(worker) = worker(k) else { return };
-    let json = JsValue::from_str(&serde_json::to_string(&job.request).unwrap_or_default());
+    let mut request = job.request.clone();
+    if super::bridge::faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:diverge")) {
+        // Fault injection: the learned table's runs diverge after `DIVERGE_AT` steps.
+        request.diverge = Some(Signal::Learned);
+    }
+    let json = JsValue::from_str(&serde_json::to_string(&request).unwrap_or_default());
     let files = [(job.tokenizer, Key::TokenizerBytes, tokenizer), (job.model, Key::ModelBytes, model)];
     let msg = super::bridge::inputs((Key::LearnRequest, json), &job.corpus, file, files);
     if let Err(e) = worker.post_message(&msg) {

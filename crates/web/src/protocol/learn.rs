@@ -40,7 +40,15 @@ pub struct LearnRequest {
     /// [`summarise`]. Empty: every run, answered with [`LearnResponse::Done`].
     #[serde(default)]
     pub jobs: Vec<(Signal, u64)>,
+    /// The end-to-end tests' fault: this signal's runs diverge, their loss NaN after
+    /// [`DIVERGE_AT`] steps ([`learn::fault::DivergesAfter`]). The page sets it only when a
+    /// test asked for faults.
+    #[serde(default)]
+    pub diverge: Option<Signal>,
 }
+
+/// The steps a run asked to diverge ([`LearnRequest::diverge`]) takes before its loss is NaN.
+pub const DIVERGE_AT: usize = 12;
 
 /// Worker → page, for a training.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -194,7 +202,7 @@ pub fn summarise(ctx: &Context, mut runs: Vec<Run>) -> Result<Experiment> {
 /// [`summarise`].
 pub fn run_part(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnResponse)) -> Result<Context> {
     let ctx = context(req, files, post)?;
-    let runs = train_jobs(&ctx, &req.jobs, req.id, post);
+    let runs = train_jobs(&ctx, req, &req.jobs, post);
     post(LearnResponse::Trained { id: req.id, runs });
     Ok(ctx)
 }
@@ -202,7 +210,7 @@ pub fn run_part(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(Learn
 /// Runs a training request to its experiment; `post` receives the progress messages.
 pub fn run(req: &LearnRequest, files: Files<'_>, post: &mut dyn FnMut(LearnResponse)) -> Result<Experiment> {
     let ctx = context(req, files, post)?;
-    let runs = train_jobs(&ctx, &learn::jobs(&ctx), req.id, post);
+    let runs = train_jobs(&ctx, req, &learn::jobs(&ctx), post);
     learn::summarise(&ctx, runs)
 }
 
@@ -231,8 +239,13 @@ const RECORD_EVERY: f64 = 0.002;
 /// The (signal, seed) runs `jobs` in order, one after the other ([`learn::run_job`]); each run
 /// is posted after its records (the live curves; at most one a [`RECORD_EVERY`] of the
 /// training) and once done.
-fn train_jobs(ctx: &Context, jobs: &[(Signal, u64)], id: u32, post: &mut dyn FnMut(LearnResponse)) -> Vec<Run> {
-    let p = &ctx.params;
+fn train_jobs(
+    ctx: &Context,
+    req: &LearnRequest,
+    jobs: &[(Signal, u64)],
+    post: &mut dyn FnMut(LearnResponse),
+) -> Vec<Run> {
+    let (p, id) = (&ctx.params, req.id);
     let total = (jobs.len() * p.steps).max(1) as f64;
     let at = |done: usize| PREPARE + (1.0 - PREPARE) * done as f64 / total;
     let mut runs = Vec::with_capacity(jobs.len());
@@ -265,7 +278,11 @@ fn train_jobs(ctx: &Context, jobs: &[(Signal, u64)], id: u32, post: &mut dyn FnM
             }
             true
         };
-        let run = learn::run_job(ctx, (signal, seed), None, &mut tick);
+        let run = if req.diverge == Some(signal) {
+            learn::run_job_with::<learn::fault::DivergesAfter<DIVERGE_AT>>(ctx, (signal, seed), None, &mut tick)
+        } else {
+            learn::run_job(ctx, (signal, seed), None, &mut tick)
+        };
         let text = format!("trained {name} (seed {seed}), {} of {}", k + 1, jobs.len());
         post(LearnResponse::Progress { id, fraction: at((k + 1) * p.steps), text, runs: vec![run.clone()] });
         runs.push(run);

@@ -34,7 +34,7 @@ fn pasted(id: u32, learn: LearnParams) -> LearnRequest {
         model: None,
         reuse_geometry: false,
     };
-    LearnRequest { id, corpus, learn, jobs: Vec::new() }
+    LearnRequest { id, corpus, learn, jobs: Vec::new(), diverge: None }
 }
 
 /// What `posgeo train` does (crates/cli/src/train.rs), step for step, on the same text.
@@ -84,6 +84,33 @@ fn the_page_job_gives_the_experiment_of_posgeo_train_and_posts_each_run() {
     assert!(fractions.first() == Some(&0.0) && (fractions.last().unwrap() - 1.0).abs() < 1e-12);
     assert_eq!(page.signals.len(), 3);
     assert!(page.runs.iter().all(|r| r.error.is_none() && r.records.len() == 3), "steps 0, 10, 20");
+}
+
+/// The fault the end-to-end tests ask for: the learned table's run diverges after
+/// [`DIVERGE_AT`] steps and keeps its records and losses up to there; the other signals
+/// finish as they would have, and the finding leaves the diverged run out.
+#[test]
+fn a_run_asked_to_diverge_keeps_its_curve_and_the_others_finish() {
+    let text = corpus();
+    let files = || Files { corpus: text.as_bytes(), ..Files::default() };
+    let whole = run(&pasted(1, small()), files(), &mut |_| {}).unwrap();
+    let req = LearnRequest { diverge: Some(Signal::Learned), ..pasted(1, small()) };
+    let e = run(&req, files(), &mut |_| {}).unwrap();
+    assert_eq!(e.runs.len(), 3);
+    for (run, full) in e.runs.iter().zip(&whole.runs) {
+        if run.signal != Signal::Learned {
+            assert_eq!(run, full, "{} finishes as without the fault", run.signal.name());
+            continue;
+        }
+        let error = run.error.as_deref().unwrap_or("");
+        assert!(error.contains(&format!("learned (seed 1) diverged at step {DIVERGE_AT}")), "{error}");
+        assert_eq!(run.train_loss.len(), DIVERGE_AT + 1);
+        assert_eq!(run.train_loss[..DIVERGE_AT], full.train_loss[..DIVERGE_AT], "the curve up to the failure");
+        assert!(run.train_loss[DIVERGE_AT].is_nan());
+        assert_eq!(run.records, full.records[..2], "steps 0 and 10 kept");
+    }
+    let kept: Vec<Signal> = e.signals.iter().map(|s| s.signal).collect();
+    assert_eq!(kept, [Signal::Nope, Signal::Sinusoidal]);
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub(crate) fn experiment() -> Experiment {
         batch: 8,
         ..LearnParams::default()
     };
-    run(&LearnRequest { id: 1, corpus, learn, jobs: Vec::new() }, Files::default(), &mut |_| {}).unwrap()
+    run(&LearnRequest { id: 1, corpus, learn, jobs: Vec::new(), diverge: None }, Files::default(), &mut |_| {}).unwrap()
 }
 
 fn data(e: &Experiment) -> LearnData {
