@@ -6,7 +6,7 @@
 
 use posgeo::analysis::{analyze, AnalysisParams};
 use posgeo::measures::band::{random_band, BAND_TABLES};
-use posgeo::measures::stress::Target;
+use posgeo::measures::stress::{spearman_of_pairs, Target};
 use std::time::Instant;
 
 fn best<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
@@ -48,9 +48,18 @@ fn main() {
         let (mut gram, mut pairs) = (Vec::new(), Vec::new());
         tables.iter().map(|t| t.pair_distances_into(&mut gram, &mut pairs)).count()
     });
+    let all: Vec<Vec<f64>> = tables
+        .iter()
+        .map(|t| {
+            let (mut gram, mut pairs) = (Vec::new(), Vec::new());
+            t.pair_distances_into(&mut gram, &mut pairs);
+            pairs
+        })
+        .collect();
+    let (ranks, _) = best(reps, || all.iter().map(|p| spearman_of_pairs(p, &target)).count());
     println!(
         "  one table after another: the tables drawn {gen:.3} s; their distances as n×n matrices \
-         (each on every core) {dist:.3} s, as pairs on one thread {pairs:.3} s"
+         (each on every core) {dist:.3} s, as pairs on one thread {pairs:.3} s; Spearman {ranks:.3} s"
     );
     println!(
         "{path}: n = {}, d = {}: analysis {:.3} s (band included), band alone {:.3} s = {:.1} % of it",

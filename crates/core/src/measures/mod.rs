@@ -8,5 +8,6 @@ pub mod band;
 pub mod monotonicity;
 pub mod procrustes;
 pub mod rank_curve;
+pub mod ranks;
 pub mod sketch;
 pub mod stress;

@@ -13,6 +13,8 @@
 //!   side is constant.
 //! * The monotonicity violation rate of δ (see [`crate::measures::monotonicity`]).
 
+use super::ranks::{doubled_pair_ranks, doubled_ranks_of};
+pub use super::ranks::{doubled_ranks, pair_ranks, ranks, TIE_TOLERANCE};
 use crate::error::{PosgeoError, Result};
 use crate::measures::monotonicity;
 use crate::metric::DistanceMatrix;
@@ -153,108 +155,6 @@ impl Sums {
             monotonicity_violation_rate: monotonicity,
         }
     }
-}
-
-/// Relative tolerance under which two values count as tied.
-pub const TIE_TOLERANCE: f64 = 1e-12;
-
-/// Average ranks (1-based): a run of sorted values each within ε = 1e-12·max|v| of the
-/// previous one shares its mean rank.
-pub fn ranks(v: &[f64]) -> Vec<f64> {
-    doubled_ranks(v).into_iter().map(|r| 0.5 * r as f64).collect()
-}
-
-/// Twice the average ranks of [`ranks`]: a run of sorted places start+1 ..= end shares the
-/// average (start + end + 1)/2, so twice it is an integer — 4 bytes a pair instead of 8
-/// (exact while there are fewer than 2³¹ pairs, n ≤ 65,536: [`Target::new`] refuses more, and
-/// the memory budget keeps n far below). Halving gives the ranks back exactly.
-pub fn doubled_ranks(v: &[f64]) -> Vec<u32> {
-    doubled_ranks_of(v.iter().copied())
-}
-
-/// [`doubled_ranks`] of the values an iterator gives (read twice: their largest magnitude,
-/// then the sort).
-fn doubled_ranks_of(v: impl Iterator<Item = f64> + Clone) -> Vec<u32> {
-    let (sorted, eps) = to_sort(v);
-    sorted_doubled_ranks(sorted, eps)
-}
-
-/// The values as (value, index) pairs to sort, and the tie tolerance ε = 1e-12·max|v|.
-/// (Pairs sort contiguously, faster than an index sort.)
-fn to_sort(v: impl Iterator<Item = f64> + Clone) -> (Vec<Pair>, f64) {
-    let eps = tie_tolerance(v.clone());
-    (v.enumerate().map(|(k, value)| Pair { value, index: k as u32 }).collect(), eps)
-}
-
-/// The tie tolerance ε = 1e-12·max|v| of the values `v`.
-fn tie_tolerance(v: impl Iterator<Item = f64>) -> f64 {
-    TIE_TOLERANCE * v.fold(0.0f64, |m, x| m.max(x.abs()))
-}
-
-/// A value and its index, 12 bytes (unpadded: the sort's buffer is a quarter smaller than
-/// a `(f64, u32)`'s 16 bytes, and sorts as fast).
-#[derive(Clone, Copy)]
-#[repr(C, packed(4))]
-struct Pair {
-    value: f64,
-    index: u32,
-}
-
-/// [`doubled_ranks`] of (value, index) pairs, sorted here.
-fn sorted_doubled_ranks(mut sorted: Vec<Pair>, eps: f64) -> Vec<u32> {
-    sorted.sort_unstable_by(|a, b| {
-        let (av, ak, bv, bk) = (a.value, a.index, b.value, b.index);
-        av.total_cmp(&bv).then(ak.cmp(&bk))
-    });
-    let mut r = vec![0u32; sorted.len()];
-    let mut start = 0;
-    while start < sorted.len() {
-        let mut end = start + 1;
-        while end < sorted.len() && { sorted[end].value } - { sorted[end - 1].value } <= eps {
-            end += 1;
-        }
-        let doubled = (start + end + 1) as u32;
-        for p in &sorted[start..end] {
-            r[{ p.index } as usize] = doubled;
-        }
-        start = end;
-    }
-    r
-}
-
-/// [`ranks`] of the pairs `upper` of `delta` (its values over i < j in row order); for a
-/// matrix that is a function of the lag (δ_ij = f(|i − j|)), from the n − 1 lags with their
-/// n − s pairs each — the same ranks without sorting n(n−1)/2 values.
-pub fn pair_ranks(delta: &DistanceMatrix, upper: &[f64]) -> Vec<f64> {
-    doubled_pair_ranks(delta.lags(), upper.to_vec()).into_iter().map(|r| 0.5 * r as f64).collect()
-}
-
-/// Twice [`pair_ranks`], given the lag function `lags` when there is one; `upper` is taken
-/// (its sort replaces it).
-fn doubled_pair_ranks(lags: Option<&[f64]>, upper: Vec<f64>) -> Vec<u32> {
-    let Some(f) = lags else {
-        let (sorted, eps) = to_sort(upper.iter().copied());
-        drop(upper);
-        return sorted_doubled_ranks(sorted, eps);
-    };
-    let eps = tie_tolerance(upper.iter().copied());
-    let n = f.len();
-    let mut lag_order: Vec<usize> = (1..n).collect();
-    lag_order.sort_unstable_by(|&a, &b| f[a].total_cmp(&f[b]));
-    let mut rank_of = vec![0u32; n];
-    let (mut start, mut k) = (0usize, 0usize); // pairs before the run; its first lag
-    while k < lag_order.len() {
-        let mut end = k + 1;
-        let mut pairs = n - lag_order[k];
-        while end < lag_order.len() && f[lag_order[end]] - f[lag_order[end - 1]] <= eps {
-            pairs += n - lag_order[end];
-            end += 1;
-        }
-        let doubled = (2 * start + pairs + 1) as u32;
-        lag_order[k..end].iter().for_each(|&s| rank_of[s] = doubled);
-        (start, k) = (start + pairs, end);
-    }
-    (0..n).flat_map(|i| (i + 1..n).map(move |j| j - i)).map(|s| rank_of[s]).collect()
 }
 
 /// Spearman's ρ: Pearson correlation of average ranks; `None` if either side is constant.
