@@ -70,12 +70,10 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     if summarise(scope, data) {
         return;
     }
-    let json = js::text(data, Key::LearnRequest).unwrap_or_default();
-    let req: LearnRequest = match serde_json::from_str(&json) {
+    let req: LearnRequest = match crate::protocol::decode_request(&js::bytes(data, Key::LearnRequest)) {
         Ok(r) => r,
-        Err(e) => {
-            let id = crate::protocol::id_of(&json);
-            let message = format!("the training worker could not read training {id}'s request ({e})");
+        Err(crate::protocol::Unreadable { id, why }) => {
+            let message = format!("the training worker could not read training {id}'s request ({why})");
             return post(scope, &LearnResponse::Error { id, message });
         }
     };

@@ -330,21 +330,19 @@ pub fn start() {
 }
 
 /// An analysis request: queued behind the one under way. A request that cannot be read is
-/// answered with an error carrying its id when its text has one.
+/// answered with an error carrying its id when its bytes start with one.
 fn analysis(
     scope: &DedicatedWorkerGlobalScope,
     data: &JsValue,
     session: &Rc<RefCell<protocol::Session>>,
     queue: &Queue,
 ) {
-    let text = js::text(data, Key::Request).unwrap_or_default();
     let (bytes, learned, tokenizer) =
         (js::bytes(data, Key::Bytes), js::bytes(data, Key::LearnedBytes), js::bytes(data, Key::TokenizerBytes));
-    let req: Request = match serde_json::from_str(&text) {
+    let req: Request = match protocol::decode_request(&js::bytes(data, Key::Request)) {
         Ok(r) => r,
-        Err(e) => {
-            let id = protocol::id_of(&text);
-            let message = format!("the worker could not read run {id}'s request ({e})");
+        Err(protocol::Unreadable { id, why }) => {
+            let message = format!("the worker could not read run {id}'s request ({why})");
             return post(scope, &Response::Error { id, message });
         }
     };

@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 /// How the sequences are laid out in the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
 pub enum InputFormat {
     /// One sequence per non-empty line.
     #[default]

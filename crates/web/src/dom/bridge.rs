@@ -120,18 +120,18 @@ pub fn post(job: &Job) {
         return;
     };
     let Some(worker) = worker else { return };
-    let mut text = serde_json::to_string(&job.request).unwrap_or_default();
+    let mut request = crate::protocol::encode_request(&job.request);
     if faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:malformed")) {
-        // Fault injection: a request cut short (its closing braces gone), which no worker reads.
-        text.truncate(text.len().saturating_sub(8));
+        // Fault injection: a request cut short (its last bytes gone), which no worker reads.
+        request.truncate(request.len().saturating_sub(8));
     }
-    let json = JsValue::from_str(&text);
+    let request = js_sys::Uint8Array::from(&request[..]).into();
     let files = [
         (job.learned, Key::LearnedBytes, learned),
         (job.tokenizer, Key::TokenizerBytes, tokenizer),
         (job.model, Key::ModelBytes, model),
     ];
-    let msg = inputs((Key::Request, json), &job.corpus, corpus, files);
+    let msg = inputs((Key::Request, request), &job.corpus, corpus, files);
     if faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:unpostable")) {
         // Fault injection: a value no worker can receive (a function), so the post throws.
         js::insert(&msg, Key::Unpostable, &js_sys::Function::new_no_args(""));

@@ -143,9 +143,9 @@ pub fn post(k: usize, job: &LearnJob) {
         // Fault injection: the learned table's runs diverge after `DIVERGE_AT` steps.
         request.diverge = Some(Signal::Learned);
     }
-    let json = JsValue::from_str(&serde_json::to_string(&request).unwrap_or_default());
+    let request = js_sys::Uint8Array::from(&crate::protocol::encode_request(&request)[..]).into();
     let files = [(job.tokenizer, Key::TokenizerBytes, tokenizer), (job.model, Key::ModelBytes, model)];
-    let msg = super::bridge::inputs((Key::LearnRequest, json), &job.corpus, file, files);
+    let msg = super::bridge::inputs((Key::LearnRequest, request), &job.corpus, file, files);
     if let Err(e) = worker.post_message(&msg) {
         post_failed(k, job.request.id, &e);
     }

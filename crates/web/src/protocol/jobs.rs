@@ -28,9 +28,7 @@ pub struct CountPart {
     pub start: u64,
     /// One past its last byte.
     pub end: u64,
-    /// How the file is parsed (as JSON text: its enum is internally tagged, which postcard
-    /// cannot read).
-    #[serde(with = "as_json")]
+    /// How the file is parsed.
     pub format: InputFormat,
     /// Whether invalid UTF-8 is replaced rather than an error.
     pub lossy: bool,
@@ -43,19 +41,6 @@ pub struct CountPart {
     /// The end-to-end tests' faults: a helper whose part starts with `#posgeo:helper-hang`
     /// never answers, one whose part starts with `#posgeo:helper-trap` traps.
     pub faults: bool,
-}
-
-/// A field postcard cannot carry itself (an internally tagged enum) as its JSON text.
-mod as_json {
-    use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
-
-    pub fn serialize<T: Serialize, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
-        serde_json::to_string(value).map_err(serde::ser::Error::custom)?.serialize(s)
-    }
-
-    pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
-        serde_json::from_str(&String::deserialize(d)?).map_err(serde::de::Error::custom)
-    }
 }
 
 /// A helper's job.

@@ -3,7 +3,7 @@
 //! then one training run per (signal, seed) and the summary — the steps of `posgeo train`, so
 //! the same numbers.
 //!
-//! Page → worker: `{ learn_request: <JSON of [`LearnRequest`]>, bytes | file, tokenizer_bytes,
+//! Page → worker: `{ learn_request: <postcard bytes of [`LearnRequest`]>, bytes | file, tokenizer_bytes,
 //! model_bytes }` (the corpus travels as for a run, [`super::Request`]). Worker → page:
 //! `{ learn: Uint8Array }`, the postcard bytes of a [`LearnResponse`] — binary, so that every
 //! number (NaN and infinities too) arrives bit for bit. The training runs in a worker of its

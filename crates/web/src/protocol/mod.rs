@@ -1,7 +1,7 @@
 //! Messages between the page and its Web Worker, and the worker's job as a pure function
 //! ([`run`]) so that it is tested natively as well as in the browser.
 //!
-//! Page → worker: a JS object `{ request: <JSON of [`Request`]>, bytes: Uint8Array,
+//! Page → worker: a JS object `{ request: <postcard bytes of [`Request`]>, bytes: Uint8Array,
 //! learned_bytes: Uint8Array, tokenizer_bytes: Uint8Array }` (`bytes` holds the pasted text
 //! or the uploaded file, gzip or not; `learned_bytes` a learned position table and
 //! `tokenizer_bytes` a model's `tokenizer.json`, when the request names them).
@@ -49,7 +49,7 @@ pub fn counted_by_helpers(name: &str, size: f64) -> bool {
 
 /// Where the corpus comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
 pub enum Source {
     /// The synthetic generator.
     Synthetic(SynthParams),
@@ -290,11 +290,32 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
     }
 }
 
-/// The `id` of a request's JSON text that cannot be read as a request, when it has one (else
-/// 0), so that the error names the run.
-pub fn id_of(json: &str) -> u32 {
-    let id = serde_json::from_str::<serde_json::Value>(json).ok().and_then(|v| v["id"].as_u64());
-    id.and_then(|id| u32::try_from(id).ok()).unwrap_or(0)
+/// A request of the page's ([`Request`], [`learn::LearnRequest`]) as it travels to a worker:
+/// its postcard bytes, as the helpers' jobs travel (`jobs.rs`).
+pub fn encode_request<T: Serialize>(request: &T) -> Vec<u8> {
+    // The requests hold only what postcard writes (no internally tagged enum, no map with
+    // keys that are not strings): encoding cannot fail, and an empty message would be refused
+    // by the worker, by id 0, if it ever did.
+    postcard::to_allocvec(request).unwrap_or_default()
+}
+
+/// A request a worker cannot read: the run or training its id names (the first field of
+/// every request, so it is read even when the rest is not; 0 when even that is missing) and
+/// why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreadable {
+    /// The id the request's bytes start with.
+    pub id: u32,
+    /// postcard's reason.
+    pub why: String,
+}
+
+/// Reads a request [`encode_request`] wrote.
+pub fn decode_request<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> std::result::Result<T, Unreadable> {
+    postcard::from_bytes(bytes).map_err(|e| Unreadable {
+        id: postcard::take_from_bytes::<u32>(bytes).map_or(0, |(id, _)| id),
+        why: e.to_string(),
+    })
 }
 
 /// The page's message for a failed run (hints name the page's controls, not CLI flags).

@@ -248,3 +248,17 @@ fn records_reach_the_page_at_a_bounded_rate() {
     let most = (1.0 / super::RECORD_EVERY) as usize + 2;
     assert!(with_runs >= 10 && with_runs <= most, "{with_runs} posts with a run, at most {most}");
 }
+
+/// A training request travels as postcard bytes and comes back equal, its options, parts and
+/// fault included; one cut short is refused with its id.
+#[test]
+fn a_training_request_round_trips() {
+    let req = LearnRequest {
+        jobs: vec![(Signal::Learned, 2), (Signal::Nope, 1)],
+        diverge: Some(Signal::Learned),
+        ..pasted(9, LearnParams { seeds: 3, lr: 2.5e-3, ..small() })
+    };
+    let bytes = crate::protocol::encode_request(&req);
+    assert_eq!(crate::protocol::decode_request::<LearnRequest>(&bytes), Ok(req));
+    assert_eq!(crate::protocol::decode_request::<LearnRequest>(&bytes[..bytes.len() / 2]).unwrap_err().id, 9);
+}
