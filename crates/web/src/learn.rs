@@ -12,9 +12,8 @@
 
 use super::js::{self, Key};
 use super::protocol::learn::{self as job, LearnRequest, LearnResponse, Summarise};
-use super::protocol::Files;
+use super::protocol::{Files, Task, WorkerError};
 use super::worker::BlobReader;
-use posgeo::error::Frontend;
 use posgeo_learn::Context;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -26,16 +25,16 @@ use web_sys::DedicatedWorkerGlobalScope;
 fn post(scope: &DedicatedWorkerGlobalScope, r: &LearnResponse) {
     let bytes = match r.to_bytes() {
         Ok(b) => b,
-        Err(e) => return post(scope, &LearnResponse::Error { id: r.id(), message: e.message_for(Frontend::Page) }),
+        Err(e) => return post(scope, &WorkerError::from(e).learn_response(r.id())),
     };
     let arr = js_sys::Uint8Array::from(&bytes[..]);
     let msg = js::message(&[(Key::Learn, arr.clone().into())]);
     if let Err(e) = scope.post_message_with_transfer(&msg, &js_sys::Array::of1(&arr.buffer())) {
-        let message = format!("the training worker could not post its answer ({})", js::describe(&e));
+        let failure = WorkerError::Unposted { task: Task::Training, why: js::describe(&e) };
         if matches!(r, LearnResponse::Error { .. }) {
-            wasm_bindgen::throw_str(&message);
+            wasm_bindgen::throw_str(&failure.message(r.id()));
         }
-        post(scope, &LearnResponse::Error { id: r.id(), message });
+        post(scope, &failure.learn_response(r.id()));
     }
 }
 
@@ -51,13 +50,13 @@ fn summarise(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
         return false;
     };
     let answer = match Summarise::from_bytes(&bytes.to_vec()) {
-        Err(e) => LearnResponse::Error { id: 0, message: e.message_for(Frontend::Page) },
+        Err(e) => WorkerError::from(e).learn_response(0),
         Ok(Summarise { id, runs }) => KEPT.with(|k| match k.borrow_mut().take() {
             Some((kept, ctx)) if kept == id => match job::summarise(&ctx, runs) {
                 Ok(e) => LearnResponse::Done { id, experiment: Box::new(e) },
-                Err(e) => LearnResponse::Error { id, message: e.message_for(Frontend::Page) },
+                Err(e) => WorkerError::from(e).learn_response(id),
             },
-            _ => LearnResponse::Error { id, message: "this worker has no training to summarise".into() },
+            _ => WorkerError::NothingToSummarise.learn_response(id),
         }),
     };
     post(scope, &answer);
@@ -73,8 +72,7 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     let req: LearnRequest = match crate::protocol::decode_request(&js::bytes(data, Key::LearnRequest)) {
         Ok(r) => r,
         Err(crate::protocol::Unreadable { id, why }) => {
-            let message = format!("the training worker could not read training {id}'s request ({why})");
-            return post(scope, &LearnResponse::Error { id, message });
+            return post(scope, &WorkerError::Unreadable { task: Task::Training, why }.learn_response(id));
         }
     };
     let (bytes, tokenizer, model) =
@@ -99,13 +97,13 @@ pub fn serve(scope: &DedicatedWorkerGlobalScope, data: &JsValue) {
     if !req.jobs.is_empty() {
         match job::run_part(&req, files, &mut |r| post(scope, &r)) {
             Ok(ctx) => KEPT.with(|k| *k.borrow_mut() = Some((id, ctx))),
-            Err(e) => post(scope, &LearnResponse::Error { id, message: e.message_for(Frontend::Page) }),
+            Err(e) => post(scope, &WorkerError::from(e).learn_response(id)),
         }
         return;
     }
     let answer = match job::run(&req, files, &mut |r| post(scope, &r)) {
         Ok(e) => LearnResponse::Done { id, experiment: Box::new(e) },
-        Err(e) => LearnResponse::Error { id, message: e.message_for(Frontend::Page) },
+        Err(e) => WorkerError::from(e).learn_response(id),
     };
     post(scope, &answer);
 }

@@ -5,7 +5,7 @@
 //! slices ([`BlobReader`], `FileReaderSync`), so the text never has to fit in memory.
 
 use super::js::{self, Key};
-use super::protocol::{self, Request, Response};
+use super::protocol::{self, Request, Response, Task, WorkerError};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -92,11 +92,11 @@ fn finish(scope: &DedicatedWorkerGlobalScope, id: u32, result: posgeo::error::Re
             ]);
             let transfer = js_sys::Array::of3(&matrix.buffer(), &coords.buffer(), &shepard.buffer());
             if let Err(e) = scope.post_message_with_transfer(&msg, &transfer) {
-                let message = format!("the results could not be sent to the page: {}", crate::js::describe(&e));
-                post(scope, &Response::Error { id, message });
+                let why = crate::js::describe(&e);
+                post(scope, &WorkerError::Unposted { task: Task::Run, why }.response(id));
             }
         }
-        Err(e) => post(scope, &protocol::error_response(id, &e)),
+        Err(e) => post(scope, &WorkerError::from(e).response(id)),
     }
 }
 
@@ -318,10 +318,7 @@ pub fn start() {
             js::Inbound::HelperJob => super::courier::serve(&s2, &data),
             js::Inbound::Summarise | js::Inbound::Training => super::learn::serve(&s2, &data),
             js::Inbound::Analysis => analysis(&s2, &data, &session, &queue),
-            js::Inbound::Unknown(keys) => {
-                let message = format!("the worker received a message it does not know (properties: {keys})");
-                post(&s2, &Response::Error { id: 0, message });
-            }
+            js::Inbound::Unknown(properties) => post(&s2, &WorkerError::Unknown { properties }.response(0)),
         }
     });
     scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
@@ -342,8 +339,7 @@ fn analysis(
     let req: Request = match protocol::decode_request(&js::bytes(data, Key::Request)) {
         Ok(r) => r,
         Err(protocol::Unreadable { id, why }) => {
-            let message = format!("the worker could not read run {id}'s request ({why})");
-            return post(scope, &Response::Error { id, message });
+            return post(scope, &WorkerError::Unreadable { task: Task::Run, why }.response(id));
         }
     };
     // The end-to-end tests' worker death: only a page whose root element carries

@@ -4,7 +4,7 @@
 use super::{now, runtime};
 use crate::app::{CorpusData, Job, Msg};
 use crate::js::{self, Key};
-use crate::protocol::{Bulk, Response};
+use crate::protocol::{Bulk, Response, Task, WorkerError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
@@ -19,10 +19,7 @@ pub fn restart() {
     let worker = match Worker::new_with_options("./worker_loader.js", &opts) {
         Ok(w) => w,
         Err(e) => {
-            let msg = Msg::Worker {
-                response: Response::Error { id: 0, message: format!("cannot start the worker: {e:?}") },
-                at: now(),
-            };
+            let msg = Msg::Worker { response: WorkerError::Unstarted { why: js::describe(&e) }.response(0), at: now() };
             return runtime::dispatch(msg);
         }
     };
@@ -62,10 +59,7 @@ fn received(data: &JsValue) {
             // leaving the page waiting for it; other unreadable messages are dropped.
             let value = serde_json::from_str::<serde_json::Value>(&json).ok();
             let Some(id) = value.filter(|v| v["type"] == "done").and_then(|v| v["id"].as_u64()) else { return };
-            Response::Error {
-                id: u32::try_from(id).unwrap_or(0),
-                message: format!("the worker's answer could not be read ({e}); the results shown are the last run's"),
-            }
+            WorkerError::Unread { task: Task::Run, why: e.to_string() }.response(u32::try_from(id).unwrap_or(0))
         }
     };
     if let (Response::Done { payload, .. }, Some(bulk)) = (&mut response, bulk) {
@@ -137,9 +131,8 @@ pub fn post(job: &Job) {
         js::insert(&msg, Key::Unpostable, &js_sys::Function::new_no_args(""));
     }
     if let Err(e) = worker.post_message(&msg) {
-        let id = job.request.id;
-        let message = format!("the page could not send run {id} to its worker ({})", js::describe(&e));
-        runtime::dispatch(Msg::Worker { response: Response::Error { id, message }, at: now() });
+        let failure = WorkerError::Unsent { task: Task::Run, worker: None, why: js::describe(&e) };
+        runtime::dispatch(Msg::Worker { response: failure.response(job.request.id), at: now() });
     }
 }
 

@@ -8,7 +8,7 @@ use crate::app::learn::{LearnJob, LearnMsg};
 use crate::app::{CorpusData, Msg};
 use crate::js::{self, Key};
 use crate::protocol::learn::{LearnResponse, Summarise};
-use crate::protocol::Response;
+use crate::protocol::{Response, Task, WorkerError};
 use posgeo_learn::Signal;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
@@ -97,7 +97,7 @@ fn received(worker: usize, data: &JsValue) {
     };
     // An answer that cannot be read ends the training with a message (id 0: the current one).
     let response = LearnResponse::from_bytes(&bytes.to_vec())
-        .unwrap_or_else(|e| LearnResponse::Error { id: 0, message: e.message_for(posgeo::error::Frontend::Page) });
+        .unwrap_or_else(|e| WorkerError::Unread { task: Task::Training, why: e.to_string() }.learn_response(0));
     dispatch(LearnMsg::Worker { worker, response, at: now() });
 }
 
@@ -112,7 +112,7 @@ pub fn summarise(k: usize, s: &Summarise) {
     let bytes = match s.to_bytes() {
         Ok(b) => b,
         Err(e) => {
-            let response = LearnResponse::Error { id: s.id, message: e.message_for(posgeo::error::Frontend::Page) };
+            let response = WorkerError::from(e).learn_response(s.id);
             return dispatch(LearnMsg::Worker { worker: k, response, at: now() });
         }
     };
@@ -125,8 +125,8 @@ pub fn summarise(k: usize, s: &Summarise) {
 
 /// A post to training worker k that threw: the training `id` ends with a message naming it.
 fn post_failed(k: usize, id: u32, e: &JsValue) {
-    let message = format!("the page could not send training {id} to its worker {k} ({})", crate::js::describe(e));
-    dispatch(LearnMsg::Worker { worker: k, response: LearnResponse::Error { id, message }, at: now() });
+    let failure = WorkerError::Unsent { task: Task::Training, worker: Some(k), why: crate::js::describe(e) };
+    dispatch(LearnMsg::Worker { worker: k, response: failure.learn_response(id), at: now() });
 }
 
 /// Posts a training (or worker k's part of one): `{ learn_request, bytes | file,

@@ -17,7 +17,7 @@
 use posgeo::analysis::{AnalysisParams, Stage};
 use posgeo::corpus::{Corpus, InputFormat};
 use posgeo::demos::synth::{generate, SynthParams};
-use posgeo::error::{Frontend, PosgeoError, Result};
+use posgeo::error::Result;
 use posgeo::points::Points;
 use posgeo::report::Report;
 use serde::{Deserialize, Serialize};
@@ -318,11 +318,6 @@ pub fn decode_request<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> std::resu
     })
 }
 
-/// The page's message for a failed run (hints name the page's controls, not CLI flags).
-pub fn error_response(id: u32, e: &PosgeoError) -> Response {
-    Response::Error { id, message: e.message_for(Frontend::Page) }
-}
-
 /// The bytes that travel with a request.
 #[derive(Default)]
 pub struct Files<'a> {
@@ -349,7 +344,9 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
     Session::default().run(req, Files { corpus: bytes, learned, ..Files::default() }, post)
 }
 
+mod failure;
 mod input;
+pub use failure::{Task, WorkerError};
 pub mod jobs;
 pub use input::kept;
 pub mod learn;
