@@ -290,34 +290,6 @@ pub fn corpus_of(source: &Source, bytes: &[u8]) -> Result<Corpus> {
     }
 }
 
-/// A request of the page's ([`Request`], [`learn::LearnRequest`]) as it travels to a worker:
-/// its postcard bytes, as the helpers' jobs travel (`jobs.rs`).
-pub fn encode_request<T: Serialize>(request: &T) -> Vec<u8> {
-    // The requests hold only what postcard writes (no internally tagged enum, no map with
-    // keys that are not strings): encoding cannot fail, and an empty message would be refused
-    // by the worker, by id 0, if it ever did.
-    postcard::to_allocvec(request).unwrap_or_default()
-}
-
-/// A request a worker cannot read: the run or training its id names (the first field of
-/// every request, so it is read even when the rest is not; 0 when even that is missing) and
-/// why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unreadable {
-    /// The id the request's bytes start with.
-    pub id: u32,
-    /// postcard's reason.
-    pub why: String,
-}
-
-/// Reads a request [`encode_request`] wrote.
-pub fn decode_request<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> std::result::Result<T, Unreadable> {
-    postcard::from_bytes(bytes).map_err(|e| Unreadable {
-        id: postcard::take_from_bytes::<u32>(bytes).map_or(0, |(id, _)| id),
-        why: e.to_string(),
-    })
-}
-
 /// The bytes that travel with a request.
 #[derive(Default)]
 pub struct Files<'a> {
@@ -346,7 +318,9 @@ pub fn run(req: &Request, bytes: &[u8], learned: &[u8], post: &mut dyn FnMut(Res
 
 mod failure;
 mod input;
+mod wire;
 pub use failure::{Task, WorkerError};
+pub use wire::{decode_request, encode_request, Unreadable};
 pub mod jobs;
 pub use input::kept;
 pub mod learn;

@@ -387,37 +387,3 @@ fn a_models_own_tokenizer_counts_and_a_live_update_keeps_it() {
     assert_eq!(updated.report.encodings["random"].dim, 6);
     assert_eq!(updated.report.encodings["layer:2"], first.report.encodings["layer:2"]);
 }
-
-/// Requests travel as postcard bytes and come back equal; one cut short, or of another
-/// shape, is refused with the id it starts with, so the page knows which run failed.
-#[test]
-fn a_request_round_trips_and_an_unreadable_one_keeps_its_id() {
-    let source = Source::Bytes {
-        name: "a.csv".into(),
-        format: InputFormat::Csv { delimiter: b';', column: Some("text".into()), has_header: true },
-        lossy: true,
-    };
-    let params = AnalysisParams { max_len: 77, ..AnalysisParams::default() };
-    let req = Request {
-        id: 7,
-        source,
-        params,
-        learned: None,
-        tokenizer: Some("t.json".into()),
-        model: None,
-        reuse_geometry: true,
-    };
-    let bytes = super::encode_request(&req);
-    assert_eq!(super::decode_request::<Request>(&bytes), Ok(req.clone()));
-    for sources in [Source::Genesis, Source::Proteins, Source::Synthetic(SynthParams::default())] {
-        let other = Request { source: sources, ..req.clone() };
-        assert_eq!(super::decode_request::<Request>(&super::encode_request(&other)), Ok(other));
-    }
-    let cut = super::decode_request::<Request>(&bytes[..bytes.len() - 3]).unwrap_err();
-    assert_eq!(cut.id, 7);
-    assert!(!cut.why.is_empty());
-    assert_eq!(super::decode_request::<Request>(&[]).unwrap_err().id, 0);
-    let mut lying = super::encode_request(&Request { id: 300, ..req });
-    lying[2] = 0xff; // the source's variant: none has this number
-    assert_eq!(super::decode_request::<Request>(&lying).unwrap_err().id, 300);
-}
