@@ -38,7 +38,7 @@ entry, "evil", is REDUCE(posix.system, ("touch /tmp/posgeo-evil-pickle-ran",)).
 
 tokenizer.json: byte-level BPE trained by `tokenizers` (BpeTrainer vocab_size 300, min_frequency 0,
 initial alphabet the 256 ByteLevel characters, special tokens "<|endoftext|>" = 0 and, for llama/
-qwen2, "<s>" = 1) on tests/data/reference_corpus.txt; ByteLevel pre-tokenizer (add_prefix_space
+qwen2, "<s>" = 1) on tests/data/reference_corpus.txt and 40 lines of digit runs; ByteLevel pre-tokenizer (add_prefix_space
 false) and decoder; post-processor TemplateProcessing "<s> $A" with --add-bos (llama only), else
 ByteLevel(trim_offsets=False), which adds nothing. --pre llama-bpe or qwen2: the pre-tokenizer of
 Meta-Llama-3's or Qwen2's own tokenizer.json instead — Split(their regex, isolated) then
@@ -101,6 +101,11 @@ SPLIT = {
 }
 
 
+# Digit runs frequent enough for the trainer to merge digits, so that how a pre-tokenizer splits
+# them (one digit a piece in Qwen2's regex, up to three in Llama 3's) shows in the ids.
+DIGITS = ["In 1611, 2024 and 12345: 1234567 and 31337."] * 40
+
+
 def tokenizer(arch, add_bos, pre="gpt2"):
     tok = Tokenizer(models.BPE())
     if pre == "gpt2":
@@ -113,8 +118,11 @@ def tokenizer(arch, add_bos, pre="gpt2"):
         tok.normalizer = normalizers.NFC()
     tok.decoder = decoders.ByteLevel()
     special = ["<|endoftext|>"] + ([] if arch == "gpt2" else ["<s>"])
-    tok.train([CORPUS], trainers.BpeTrainer(vocab_size=VOCAB, min_frequency=0, special_tokens=special,
-                                            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    with open(CORPUS, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    tok.train_from_iterator(lines + DIGITS, trainers.BpeTrainer(
+        vocab_size=VOCAB, min_frequency=0, special_tokens=special,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
     if add_bos:
         tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B:1",
                                                            special_tokens=[("<s>", 1)])
