@@ -4,8 +4,10 @@
 //! Page → worker: a JS object `{ request: <postcard bytes of [`Request`]>, bytes: Uint8Array,
 //! learned_bytes: Uint8Array, tokenizer_bytes: Uint8Array }` (`bytes` holds the pasted text
 //! or the uploaded file, gzip or not; `learned_bytes` a learned position table and
-//! `tokenizer_bytes` a model's `tokenizer.json`, when the request names them).
-//! Worker → page: JSON strings of [`Response`]. The worker posts `Ready` once its wasm has
+//! `tokenizer_bytes` a model's `tokenizer.json`, when the request names them; the request's
+//! bytes are written and read by [`wire`]). Worker → page: JSON strings of [`Response`] (JSON
+//! because its payload's [`Report`] is the schema `posgeo analyze --json` prints, whose
+//! flattened and skipped fields postcard cannot carry). The worker posts `Ready` once its wasm has
 //! started; a run posts `Progress` and `Estimate` messages, then `Done` or `Error`.
 //! `Done` travels as `{ json, header, matrix, coords, shepard }`: the payload's bulky
 //! numbers are moved out of the JSON by [`Payload::take_bulk`] into transferred typed arrays

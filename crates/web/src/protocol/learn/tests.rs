@@ -143,13 +143,6 @@ fn bad_options_and_a_counts_table_are_refused_with_a_message() {
     assert!(e.is_err(), "too few sequences to hold any out");
 }
 
-#[test]
-fn a_request_round_trips_as_json() {
-    let req = pasted(9, small());
-    let back: LearnRequest = serde_json::from_str(&serde_json::to_string(&req).unwrap()).unwrap();
-    assert_eq!(back, req);
-}
-
 /// The answers travel as postcard: every f64 comes back with its bits, NaN and ±∞ included
 /// (JSON would turn them into `null` and fail to read them back).
 #[test]
