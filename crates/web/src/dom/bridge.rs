@@ -105,6 +105,12 @@ pub(super) fn faults_asked() -> bool {
         .is_some_and(|v| v == "1")
 }
 
+/// Whether an end-to-end test asked for the fault `hook` ([`faults_asked`], and a pasted
+/// corpus that starts with it).
+pub(super) fn fault(corpus: &CorpusData, hook: &str) -> bool {
+    matches!(corpus, CorpusData::Text(t) if t.starts_with(hook)) && faults_asked()
+}
+
 /// Posts a job: `{ request, bytes | file, learned_bytes, tokenizer_bytes }` (see `web::protocol`).
 pub fn post(job: &Job) {
     let Some((worker, corpus, learned, tokenizer, model)) = runtime::with(|rt| {
@@ -115,7 +121,7 @@ pub fn post(job: &Job) {
     };
     let Some(worker) = worker else { return };
     let mut request = crate::protocol::encode_request(&job.request);
-    if faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:malformed")) {
+    if fault(&job.corpus, "#posgeo:malformed") {
         // Fault injection: a request cut short (its last bytes gone), which no worker reads.
         request.truncate(request.len().saturating_sub(8));
     }
@@ -126,7 +132,7 @@ pub fn post(job: &Job) {
         (job.model, Key::ModelBytes, model),
     ];
     let msg = inputs((Key::Request, request), &job.corpus, corpus, files);
-    if faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:unpostable")) {
+    if fault(&job.corpus, "#posgeo:unpostable") {
         // Fault injection: a value no worker can receive (a function), so the post throws.
         js::insert(&msg, Key::Unpostable, &js_sys::Function::new_no_args(""));
     }

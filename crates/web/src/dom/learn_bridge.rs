@@ -5,9 +5,9 @@
 
 use super::{now, runtime};
 use crate::app::learn::{LearnJob, LearnMsg};
-use crate::app::{CorpusData, Msg};
+use crate::app::Msg;
 use crate::js::{self, Key};
-use crate::protocol::learn::{LearnResponse, Summarise};
+use crate::protocol::learn::{LearnRequest, LearnResponse, Summarise};
 use crate::protocol::{Response, Task, WorkerError};
 use posgeo_learn::Signal;
 use std::cell::Cell;
@@ -138,12 +138,13 @@ pub fn post(k: usize, job: &LearnJob) {
         return;
     };
     let Some(worker) = worker(k) else { return };
-    let mut request = job.request.clone();
-    if super::bridge::faults_asked() && matches!(&job.corpus, CorpusData::Text(t) if t.starts_with("#posgeo:diverge")) {
+    let request = if super::bridge::fault(&job.corpus, "#posgeo:diverge") {
         // Fault injection: the learned table's runs diverge after `DIVERGE_AT` steps.
-        request.diverge = Some(Signal::Learned);
-    }
-    let request = js_sys::Uint8Array::from(&crate::protocol::encode_request(&request)[..]).into();
+        crate::protocol::encode_request(&LearnRequest { diverge: Some(Signal::Learned), ..job.request.clone() })
+    } else {
+        crate::protocol::encode_request(&job.request)
+    };
+    let request = js_sys::Uint8Array::from(&request[..]).into();
     let files = [(job.tokenizer, Key::TokenizerBytes, tokenizer), (job.model, Key::ModelBytes, model)];
     let msg = super::bridge::inputs((Key::LearnRequest, request), &job.corpus, file, files);
     if let Err(e) = worker.post_message(&msg) {
